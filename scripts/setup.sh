@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what building gpudissect needs and is missing: Debian/Ubuntu packages through apt,
+# the NVML header and the CUDA disassemblers through pip where the CUDA toolkit lacks them.
+# Idempotent: a machine that has everything installs nothing (and needs no network).
+set -euo pipefail
+
+need_apt=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for pkg in cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev; do
+  have_pkg "$pkg" || need_apt+=("$pkg")
+done
+# pip may come from pyenv or a venv rather than Debian's python3-pip.
+python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
+if ((${#need_apt[@]})); then
+  echo "setup: installing ${need_apt[*]}"
+  sudo_cmd=""
+  [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}"
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "setup: error: the CUDA toolkit (nvcc) is required and cannot be installed by this script" >&2
+  exit 1
+fi
+
+cuda_home=${CUDA_HOME:-/usr/local/cuda}
+# Versions pinned so every machine builds and disassembles with the same tools.
+pip_pkgs=()
+[[ -f $cuda_home/include/nvml.h ]] || pip_pkgs+=("nvidia-nvml-dev==13.0.87")
+command -v cuobjdump >/dev/null 2>&1 || [[ -x $cuda_home/bin/cuobjdump ]] || pip_pkgs+=("nvidia-cuda-cuobjdump==13.2.51")
+command -v nvdisasm >/dev/null 2>&1 || [[ -x $cuda_home/bin/nvdisasm ]] || pip_pkgs+=("nvidia-cuda-nvdisasm==13.2.51")
+if ((${#pip_pkgs[@]})); then
+  missing=()
+  for spec in "${pip_pkgs[@]}"; do
+    python3 -m pip show -q "${spec%%==*}" >/dev/null 2>&1 || missing+=("$spec")
+  done
+  if ((${#missing[@]})); then
+    echo "setup: pip installing ${missing[*]}"
+    python3 -m pip install -q --disable-pip-version-check "${missing[@]}" ||
+      python3 -m pip install -q --disable-pip-version-check --break-system-packages "${missing[@]}"
+  fi
+fi
