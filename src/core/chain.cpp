@@ -1,0 +1,49 @@
+#include "core/chain.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace gd {
+
+ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64_t> lengths,
+                                   const std::function<RegionTiming(std::int64_t steps)>& run_chain) {
+  if (lengths.size() < 2) throw Error("a chain latency needs at least two chain lengths");
+  ChainLatency out;
+  out.worst_fit.r2 = 2;
+  std::vector<RegionTiming> timings;
+  const auto one_fit = [&] {
+    std::vector<double> x, y;
+    for (std::int64_t steps : lengths) {
+      const RegionTiming t = run_chain(steps);
+      timings.push_back(t);
+      x.push_back(double(steps));
+      y.push_back(double(t.cycles));
+    }
+    const LineFit f = fit_chain_slope(x, y);
+    if (!(f.r2 >= out.worst_fit.r2)) out.worst_fit = f;
+    return f.slope;
+  };
+  out.per_step = ctx.measure(one_fit).summary;
+  out.clock_mhz = clock_mhz(timings);
+  if (out.clock_mhz > 0) ctx.set_observed_sm_clock_mhz(out.clock_mhz);
+  return out;
+}
+
+std::vector<MetricSpec> chain_latency_metrics(const std::string& what) {
+  return {{"latency/cycles", "cycles", what},
+          {"latency/ns", "ns", "the same at the observed SM clock"}};
+}
+
+void emit_chain_latency(ProbeContext& ctx, const ChainLatency& lat) {
+  ctx.metric("latency/cycles", lat.per_step);
+  const double mhz = ctx.observed_sm_clock_mhz();
+  Summary ns = lat.per_step;
+  for (double* v : {&ns.median, &ns.min, &ns.max, &ns.mean, &ns.stddev}) *v = *v / mhz * 1e3;
+  ctx.metric("latency/ns", ns);
+  ctx.extra()["fit_worst_r2"] = lat.worst_fit.r2;
+  ctx.extra()["fit_intercept_cycles"] = lat.worst_fit.intercept;
+}
+
+}  // namespace gd

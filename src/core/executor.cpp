@@ -1,0 +1,258 @@
+#include "core/executor.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <set>
+
+#include <cuda_runtime_api.h>
+
+#include "core/error.hpp"
+#include "core/match.hpp"
+#include "core/probe.hpp"
+
+namespace gd {
+
+namespace {
+
+bool has_glob(const std::string& s) { return s.find_first_of("*?") != std::string::npos; }
+
+// "memory" and "memory.latency" select whole subtrees; a glob is matched as written.
+bool filter_matches(const std::string& filter, const std::string& id) {
+  if (has_glob(filter)) return glob_match(filter, id);
+  return id == filter || (id.size() > filter.size() && id.compare(0, filter.size(), filter) == 0 &&
+                          id[filter.size()] == '.');
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted = true; }
+
+// Installs the SIGINT handler for the duration of a run and restores the previous one.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted = false;
+    previous_ = std::signal(SIGINT, on_sigint);
+  }
+  ~InterruptGuard() { std::signal(SIGINT, previous_); }
+
+ private:
+  void (*previous_)(int);
+};
+
+std::string format_duration(double s) {
+  char buf[32];
+  if (s < 90) std::snprintf(buf, sizeof buf, "%.0fs", s);
+  else std::snprintf(buf, sizeof buf, "%.0fm%02.0fs", s / 60, s - 60 * int(s / 60));
+  return buf;
+}
+
+class Progress {
+ public:
+  Progress(bool enabled, std::size_t total_points) : enabled_(enabled), total_(total_points), start_(now_s()) {}
+  void show(const std::string& id, const Params& p) {
+    if (!enabled_) return;
+    const double elapsed = now_s() - start_;
+    std::string eta = "?";
+    if (done_ > 0) eta = format_duration(elapsed / double(done_) * double(total_ - done_));
+    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %s  elapsed %s  eta %s", done_ + 1, total_, id.c_str(),
+                 to_string(p).c_str(), format_duration(elapsed).c_str(), eta.c_str());
+    std::fflush(stderr);
+  }
+  void advance(std::size_t n = 1) { done_ += n; }
+  void finish() {
+    if (enabled_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  bool enabled_;
+  std::size_t total_, done_ = 0;
+  double start_;
+};
+
+void emit(const std::vector<RecordSink*>& sinks, const Record& r) {
+  for (RecordSink* s : sinks) s->on_record(r);
+}
+
+Record base_record(const ProbeSpec& spec, const Params& params, const SassCheck& sass) {
+  Record r;
+  r.id = spec.id;
+  r.category = spec.category();
+  r.params = params;
+  r.sass = sass;
+  return r;
+}
+
+// A sticky error poisons the context; a fresh one lets the remaining probes run.
+void recover_from(const CudaError& e) {
+  if (!e.sticky()) return;
+  GD_CUDA_CHECK_NOTHROW(cudaDeviceReset());
+  (void)cudaGetLastError();
+}
+
+Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device, bool quick,
+                 double budget_s, const SassCheck& sass) {
+  Record r = base_record(spec, params, sass);
+  const double t0 = now_s();
+  ProbeContext ctx(spec, params, device, quick, budget_s);
+  try {
+    spec.run(ctx);
+    ctx.observed_sm_clock_mhz();  // the probe's own reading if it took one, else measured now
+    ctx.fill(r);
+    if (r.metrics.empty()) throw Error("probe returned without emitting a metric");
+  } catch (const SkipProbe& e) {
+    r.status = Status::Skipped;
+    r.reason = e.what();
+  } catch (const CudaError& e) {
+    r.status = Status::Failed;
+    r.reason = e.what();
+    recover_from(e);
+  } catch (const std::exception& e) {
+    r.status = Status::Failed;
+    r.reason = e.what();
+    r.metrics.clear();
+  }
+  refresh_live_state(device);
+  if (device.nvml) r.nvml_sm_clock_mhz = device.nvml->sm_clock_mhz;
+  r.elapsed_s = now_s() - t0;
+  return r;
+}
+
+void run_summary(const ProbeSpec& spec, const std::vector<Record>& records, const DeviceInfo& device,
+                 const SassCheck& sass, const std::vector<RecordSink*>& sinks) {
+  const bool any_ok = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.status == Status::Ok; });
+  if (!spec.summarize || !any_ok) return;
+  SummaryContext sc(spec, records, device);
+  try {
+    spec.summarize(sc);
+  } catch (const std::exception& e) {
+    Record& r = sc.derive({{"analysis", ParamValue{std::string("summary")}}});
+    r.status = Status::Failed;
+    r.reason = std::string("analysis failed: ") + e.what();
+  }
+  for (Record& r : sc.derived()) {
+    r.sass = sass;
+    emit(sinks, r);
+  }
+}
+
+}  // namespace
+
+std::vector<const ProbeSpec*> select_probes(const Registry& reg, const Selection& sel) {
+  if (!sel.category.empty()) {
+    const auto cats = reg.categories();
+    if (std::find(cats.begin(), cats.end(), sel.category) == cats.end())
+      throw UserError("unknown category '" + sel.category + "'; categories are: " + join(cats));
+  }
+  std::vector<std::string> ids;
+  for (const auto& p : reg.probes()) ids.push_back(p.id);
+  for (const auto& f : sel.filters) {
+    const bool any = std::any_of(ids.begin(), ids.end(), [&](const std::string& id) { return filter_matches(f, id); });
+    if (!any)
+      throw UserError("filter '" + f + "' matches no probe; closest ids: " + join(closest(f, ids)) +
+                      " (see `gpudissect list`)");
+  }
+  std::vector<const ProbeSpec*> out;
+  for (const auto& p : reg.probes()) {
+    if (!sel.category.empty() && p.category() != sel.category) continue;
+    const bool chosen = sel.filters.empty() ||
+                        std::any_of(sel.filters.begin(), sel.filters.end(),
+                                    [&](const std::string& f) { return filter_matches(f, p.id); });
+    if (chosen) out.push_back(&p);
+  }
+  if (out.empty())
+    throw UserError("no probe matches both the filters and category '" + sel.category + "'");
+  return out;
+}
+
+std::optional<std::string> unmet_requirement(const Requirements& req, const DeviceInfo& device) {
+  const int cc = device.cc();
+  if (req.min_cc && cc < req.min_cc)
+    return "needs compute capability " + std::to_string(req.min_cc / 10) + "." +
+           std::to_string(req.min_cc % 10) + " or newer; this device is " + device.sm_name();
+  if (req.max_cc && cc > req.max_cc)
+    return "needs compute capability at most " + std::to_string(req.max_cc / 10) + "." +
+           std::to_string(req.max_cc % 10) + "; this device is " + device.sm_name();
+  for (Feature f : req.features)
+    if (!device.has(f))
+      return "needs " + to_string(f) + ", which " + device.sm_name() + " with code " +
+             (device.arch_code_loaded.empty() ? std::string("(unknown)") : device.arch_code_loaded) +
+             " does not provide";
+  if (device.gpu_count < req.min_gpus)
+    return "needs " + std::to_string(req.min_gpus) + " GPUs; this machine has " + std::to_string(device.gpu_count);
+  return std::nullopt;
+}
+
+std::vector<PlannedProbe> plan(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device) {
+  std::vector<PlannedProbe> out;
+  for (const ProbeSpec* p : probes) out.push_back({p, unmet_requirement(p->needs, device)});
+  return out;
+}
+
+ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& device,
+                       const std::vector<RecordSink*>& sinks, const SassVerifier& verify,
+                       const ExecuteOptions& opts) {
+  InterruptGuard guard;
+  ExecuteSummary summary;
+  std::size_t total = 0;
+  for (const auto& pp : planned) total += pp.skip_reason ? 1 : expand(pp.spec->axes, opts.quick).size();
+  Progress progress(opts.progress, total);
+
+  for (const auto& pp : planned) {
+    const ProbeSpec& spec = *pp.spec;
+    if (g_interrupted) break;
+    if (pp.skip_reason) {
+      Record r = base_record(spec, {}, SassCheck{SassStatus::Unverified, "not run"});
+      r.status = Status::Skipped;
+      r.reason = *pp.skip_reason;
+      emit(sinks, r);
+      ++summary.skipped;
+      progress.advance();
+      continue;
+    }
+    SassCheck sass{SassStatus::Unverified, "no SASS verifier in this build"};
+    if (verify) {
+      try {
+        sass = verify(spec, device);
+      } catch (const std::exception& e) {
+        sass = {SassStatus::Unverified, std::string("verifier failed: ") + e.what()};
+      }
+    }
+    const auto points = expand(spec.axes, opts.quick);
+    const double cap = (opts.quick ? spec.quick_time_cap_s : spec.time_cap_s) * opts.time_cap_scale;
+    const double probe_start = now_s();
+    std::vector<Record> records;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (g_interrupted) break;
+      progress.show(spec.id, points[i]);
+      const double left = cap - (now_s() - probe_start);
+      const double budget = std::max(0.05, left / double(points.size() - i));
+      Record r = run_point(spec, points[i], device, opts.quick, budget, sass);
+      if (r.status == Status::Ok) ++summary.ok;
+      else if (r.status == Status::Skipped) ++summary.skipped;
+      else ++summary.failed;
+      emit(sinks, r);
+      records.push_back(std::move(r));
+      progress.advance();
+    }
+    if (!g_interrupted) run_summary(spec, records, device, sass, sinks);
+  }
+  progress.finish();
+  summary.interrupted = g_interrupted;
+  for (RecordSink* s : sinks) s->on_finish(!summary.interrupted);
+  return summary;
+}
+
+}  // namespace gd

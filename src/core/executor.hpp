@@ -1,0 +1,61 @@
+// Plan (filter, gate) and execute probes; stream every finished record to the sinks at once.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device.hpp"
+#include "core/record.hpp"
+#include "core/registry.hpp"
+
+namespace gd {
+
+struct Selection {
+  std::vector<std::string> filters;  // id globs; empty: all
+  std::string category;              // empty: all
+};
+
+struct PlannedProbe {
+  const ProbeSpec* spec = nullptr;
+  std::optional<std::string> skip_reason;  // set when the device cannot run it
+};
+
+// Probes matching the selection, in registry order. Throws UserError when a filter matches
+// nothing (naming the closest ids) or the category is unknown (listing the known ones).
+std::vector<const ProbeSpec*> select_probes(const Registry& reg, const Selection& sel);
+// Why `device` cannot run a probe with these requirements, or nullopt.
+std::optional<std::string> unmet_requirement(const Requirements& req, const DeviceInfo& device);
+std::vector<PlannedProbe> plan(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device);
+
+// Receives each record as soon as it is final.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual void on_record(const Record& r) = 0;
+  virtual void on_finish(bool complete) { (void)complete; }
+};
+
+// Checks a probe's declared SASS against the code the device runs.
+using SassVerifier = std::function<SassCheck(const ProbeSpec&, const DeviceInfo&)>;
+
+struct ExecuteOptions {
+  bool quick = false;
+  bool progress = true;          // progress line with ETA on stderr
+  double time_cap_scale = 1.0;   // multiplies each probe's time cap
+};
+
+struct ExecuteSummary {
+  int ok = 0, skipped = 0, failed = 0;
+  bool interrupted = false;
+};
+
+// Runs every planned probe and sweep point. A probe that throws is recorded as failed and the
+// run goes on (a sticky CUDA error resets the context first). SIGINT stops after the record in
+// flight; everything finished is already with the sinks.
+ExecuteSummary execute(const std::vector<PlannedProbe>& plan, DeviceInfo& device,
+                       const std::vector<RecordSink*>& sinks, const SassVerifier& verify,
+                       const ExecuteOptions& opts);
+
+}  // namespace gd

@@ -1,0 +1,113 @@
+#include "core/nvml.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+#include <nvml.h>
+
+namespace gd {
+namespace {
+
+// Function pointers typed from the official header, so a signature change is a compile error.
+struct NvmlApi {
+  void* lib = nullptr;
+  decltype(&nvmlInit_v2) init = nullptr;
+  decltype(&nvmlErrorString) error_string = nullptr;
+  decltype(&nvmlDeviceGetHandleByPciBusId_v2) by_pci = nullptr;
+  decltype(&nvmlDeviceGetClockInfo) clock = nullptr;
+  decltype(&nvmlDeviceGetMaxClockInfo) max_clock = nullptr;
+  decltype(&nvmlDeviceGetPowerUsage) power = nullptr;
+  decltype(&nvmlDeviceGetEnforcedPowerLimit) power_limit = nullptr;
+  decltype(&nvmlDeviceGetTemperature) temperature = nullptr;
+  decltype(&nvmlDeviceGetCurrPcieLinkGeneration) pcie_gen = nullptr;
+  decltype(&nvmlDeviceGetCurrPcieLinkWidth) pcie_width = nullptr;
+  decltype(&nvmlDeviceGetMaxPcieLinkGeneration) pcie_max_gen = nullptr;
+  decltype(&nvmlDeviceGetMaxPcieLinkWidth) pcie_max_width = nullptr;
+  decltype(&nvmlSystemGetDriverVersion) driver_version = nullptr;
+  std::string load_error;
+};
+
+template <class F>
+bool bind(void* lib, const char* name, F& fn) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  return fn != nullptr;
+}
+
+NvmlApi load_api() {
+  NvmlApi api;
+  api.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!api.lib) {
+    api.load_error = std::string("libnvidia-ml.so.1 not loadable: ") + dlerror();
+    return api;
+  }
+  const bool ok = bind(api.lib, "nvmlInit_v2", api.init) &&
+                  bind(api.lib, "nvmlErrorString", api.error_string) &&
+                  bind(api.lib, "nvmlDeviceGetHandleByPciBusId_v2", api.by_pci) &&
+                  bind(api.lib, "nvmlDeviceGetClockInfo", api.clock) &&
+                  bind(api.lib, "nvmlDeviceGetMaxClockInfo", api.max_clock) &&
+                  bind(api.lib, "nvmlDeviceGetPowerUsage", api.power) &&
+                  bind(api.lib, "nvmlDeviceGetEnforcedPowerLimit", api.power_limit) &&
+                  bind(api.lib, "nvmlDeviceGetTemperature", api.temperature) &&
+                  bind(api.lib, "nvmlDeviceGetCurrPcieLinkGeneration", api.pcie_gen) &&
+                  bind(api.lib, "nvmlDeviceGetCurrPcieLinkWidth", api.pcie_width) &&
+                  bind(api.lib, "nvmlDeviceGetMaxPcieLinkGeneration", api.pcie_max_gen) &&
+                  bind(api.lib, "nvmlDeviceGetMaxPcieLinkWidth", api.pcie_max_width) &&
+                  bind(api.lib, "nvmlSystemGetDriverVersion", api.driver_version);
+  if (!ok) {
+    api.load_error = "libnvidia-ml lacks a required symbol";
+    api.lib = nullptr;
+    return api;
+  }
+  if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS) {
+    api.load_error = std::string("nvmlInit failed: ") + api.error_string(rc);
+    api.lib = nullptr;
+  }
+  return api;
+}
+
+const NvmlApi& api() {
+  static const NvmlApi instance = load_api();
+  return instance;
+}
+
+// Reads one optional quantity: an unsupported query leaves the field at 0 (unknown).
+template <class T, class F, class... Args>
+T read_or_zero(F fn, Args... args) {
+  T value{};
+  if (fn(args..., &value) != NVML_SUCCESS) return T{};
+  return value;
+}
+
+}  // namespace
+
+std::optional<DeviceInfo::Nvml> read_nvml(const std::string& pci_bus_id, std::string& why) {
+  const NvmlApi& nv = api();
+  if (!nv.lib) {
+    why = nv.load_error;
+    return std::nullopt;
+  }
+  nvmlDevice_t dev;
+  if (nvmlReturn_t rc = nv.by_pci(pci_bus_id.c_str(), &dev); rc != NVML_SUCCESS) {
+    why = "NVML has no device at PCI " + pci_bus_id + ": " + nv.error_string(rc);
+    return std::nullopt;
+  }
+  DeviceInfo::Nvml n;
+  n.sm_clock_mhz = read_or_zero<unsigned>(nv.clock, dev, NVML_CLOCK_SM);
+  n.mem_clock_mhz = read_or_zero<unsigned>(nv.clock, dev, NVML_CLOCK_MEM);
+  n.max_sm_clock_mhz = read_or_zero<unsigned>(nv.max_clock, dev, NVML_CLOCK_SM);
+  n.max_mem_clock_mhz = read_or_zero<unsigned>(nv.max_clock, dev, NVML_CLOCK_MEM);
+  n.power_w = read_or_zero<unsigned>(nv.power, dev) / 1000.0;
+  n.power_limit_w = read_or_zero<unsigned>(nv.power_limit, dev) / 1000.0;
+  n.temperature_c = read_or_zero<unsigned>(nv.temperature, dev, NVML_TEMPERATURE_GPU);
+  n.pcie_gen = int(read_or_zero<unsigned>(nv.pcie_gen, dev));
+  n.pcie_width = int(read_or_zero<unsigned>(nv.pcie_width, dev));
+  n.pcie_max_gen = int(read_or_zero<unsigned>(nv.pcie_max_gen, dev));
+  n.pcie_max_width = int(read_or_zero<unsigned>(nv.pcie_max_width, dev));
+  char version[96] = {};
+  if (nv.driver_version(version, sizeof version) == NVML_SUCCESS) n.driver_version = version;
+  why = "ok";
+  return n;
+}
+
+}  // namespace gd

@@ -1,0 +1,142 @@
+// What a probe declares (ProbeSpec) and what it is handed when it runs (ProbeContext).
+// A probe file defines its kernels, a driver taking a ProbeContext, and one GD_REGISTER_PROBE.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/device.hpp"
+#include "core/record.hpp"
+#include "core/stats.hpp"
+#include "core/sweep.hpp"
+
+namespace gd {
+
+struct Requirements {
+  int min_cc = 0;                  // e.g. 90 for Hopper and later; 0: any
+  int max_cc = 0;                  // inclusive; 0: no upper bound
+  std::vector<Feature> features;   // each must be present on the chip and in the loaded code
+  int min_gpus = 1;
+};
+
+// Where the expectation applies: between the first and last clock read (the timed region)
+// or anywhere in the kernel.
+enum class SassRegion { Clocked, Whole };
+
+struct OpcodeExpectation {
+  std::string opcode;  // base opcode ("FFMA") or with modifiers ("LDG.E.64.STRONG.GPU")
+  int min = 1;
+  int max = -1;        // -1: no upper bound
+};
+
+struct SassExpectation {
+  std::string kernel;  // glob over the demangled kernel name, e.g. "*ffma_chain*"
+  SassRegion region = SassRegion::Clocked;
+  std::vector<OpcodeExpectation> require;
+  std::vector<std::string> forbid{"LDL", "STL"};  // local-memory spills hollow out a timing
+};
+
+// Builds an expectation (brace-initialising the aggregate inside templates trips g++ 12).
+inline SassExpectation expect_sass(std::string kernel, SassRegion region, std::vector<OpcodeExpectation> require,
+                                   std::vector<std::string> forbid = {"LDL", "STL"}) {
+  SassExpectation e;
+  e.kernel = std::move(kernel);
+  e.region = region;
+  e.require = std::move(require);
+  e.forbid = std::move(forbid);
+  return e;
+}
+
+struct MetricSpec {
+  std::string name;
+  std::string unit;
+  std::string description;
+};
+
+class ProbeContext;
+class SummaryContext;
+
+struct ProbeSpec {
+  std::string id;           // dotted: "<category>.<family>.<variant>"
+  std::string description;  // one line
+  Requirements needs;
+  std::vector<Axis> axes;
+  std::vector<SassExpectation> sass;
+  std::vector<MetricSpec> metrics;
+  std::function<void(ProbeContext&)> run;           // measures one sweep point
+  std::function<void(SummaryContext&)> summarize;  // optional: records derived from all points
+  double time_cap_s = 30;        // for the whole probe, all points together
+  double quick_time_cap_s = 4;
+
+  std::string category() const;  // first component of the id
+};
+
+// Handed to a probe for one sweep point. The harness owns repetition, stats and output.
+class ProbeContext {
+ public:
+  ProbeContext(const ProbeSpec& spec, Params params, const DeviceInfo& device, bool quick,
+               double time_budget_s);
+
+  const ProbeSpec& spec() const { return spec_; }
+  const Params& params() const { return params_; }
+  std::int64_t int_param(const std::string& name) const;
+  double real_param(const std::string& name) const;
+  std::string str_param(const std::string& name) const;
+  const DeviceInfo& device() const { return device_; }
+  bool quick() const { return quick_; }
+  double time_budget_s() const { return budget_s_; }
+
+  // Repeats sample() adaptively within this point's time budget. The policy's time cap is
+  // clipped to the budget left.
+  RepeatResult measure(const std::function<double()>& sample, RepeatPolicy policy = {});
+
+  void metric(const std::string& name, const Summary& stats);
+  void metric(const std::string& name, double value);  // a derived value (n = 1)
+  nlohmann::json& extra() { return extra_; }
+  [[noreturn]] void skip(const std::string& reason);
+
+  // The SM clock observed during the measurement, MHz. A probe that can measure it inside its
+  // own kernel (clock64 against globaltimer) sets it; otherwise the harness measures it.
+  void set_observed_sm_clock_mhz(double mhz) { observed_mhz_ = mhz; }
+  double observed_sm_clock_mhz();  // measures now if no probe set it
+  bool has_observed_sm_clock() const { return observed_mhz_ > 0; }
+
+  // Fills a record's metrics and extra fields (used by the executor).
+  void fill(Record& r) const;
+
+ private:
+  const ProbeSpec& spec_;
+  Params params_;
+  const DeviceInfo& device_;
+  bool quick_;
+  double budget_s_;
+  double start_s_;
+  double observed_mhz_ = 0;
+  std::vector<Metric> metrics_;
+  nlohmann::json extra_ = nlohmann::json::object();
+
+  const MetricSpec& declared(const std::string& name) const;
+};
+
+// Handed to a probe's summarize step with all the records its points produced.
+class SummaryContext {
+ public:
+  SummaryContext(const ProbeSpec& spec, const std::vector<Record>& records, const DeviceInfo& device)
+      : spec_(spec), records_(records), device_(device) {}
+  const std::vector<Record>& records() const { return records_; }
+  const DeviceInfo& device() const { return device_; }
+  // Adds a derived record with these params; metric names must be declared by the probe.
+  Record& derive(Params params);
+  std::vector<Record>& derived() { return derived_; }
+  void add_metric(Record& r, const std::string& name, const Summary& stats) const;
+
+ private:
+  const ProbeSpec& spec_;
+  const std::vector<Record>& records_;
+  const DeviceInfo& device_;
+  std::vector<Record> derived_;
+};
+
+}  // namespace gd

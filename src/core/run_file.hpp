@@ -1,0 +1,53 @@
+// The JSON run file: the source of truth for a run. Rewritten atomically after every record
+// so an interrupted run keeps all it finished.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/device.hpp"
+#include "core/executor.hpp"
+#include "core/record.hpp"
+
+namespace gd {
+
+struct RunDocument {
+  int schema_version = kSchemaVersion;
+  std::string tool_version;
+  std::string git_revision;
+  std::string run_id;           // unique per run: "<started_at>-<uuid prefix>"
+  std::string started_at;       // ISO 8601 UTC
+  std::string finished_at;      // empty while running
+  bool complete = false;        // false if interrupted or still running
+  nlohmann::json options = nlohmann::json::object();  // quick, filters, category, host
+  nlohmann::json device;        // to_json(DeviceInfo) as measured at the start
+  std::vector<Record> records;
+};
+
+nlohmann::json to_json(const RunDocument& doc);
+// Throws UserError naming the file and what is wrong (not JSON, wrong schema version, missing field).
+RunDocument run_from_json(const nlohmann::json& j, const std::string& source_name);
+RunDocument read_run_file(const std::string& path);
+// Writes via a temporary file and rename, so a reader never sees a half-written file.
+void write_run_file_atomic(const std::string& path, const RunDocument& doc);
+// The same for any text output (reports, CSV): temporary file in the target's directory, then
+// rename. Throws UserError naming the path when the directory is missing or not writable.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+// Sink that keeps the document on disk current after every record.
+class RunFileWriter : public RecordSink {
+ public:
+  RunFileWriter(std::string path, RunDocument header);  // writes the empty document at once
+  void on_record(const Record& r) override;
+  void on_finish(bool complete) override;
+  const RunDocument& document() const { return doc_; }
+
+ private:
+  std::string path_;
+  RunDocument doc_;
+};
+
+std::string utc_now_iso8601();
+
+}  // namespace gd

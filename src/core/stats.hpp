@@ -1,0 +1,53 @@
+// Sample statistics and adaptive repetition: every number gpudissect reports is a Summary.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gd {
+
+struct Summary {
+  double median = std::numeric_limits<double>::quiet_NaN();
+  double min = std::numeric_limits<double>::quiet_NaN();
+  double max = std::numeric_limits<double>::quiet_NaN();
+  double mean = std::numeric_limits<double>::quiet_NaN();
+  double stddev = std::numeric_limits<double>::quiet_NaN();  // sample (n-1) standard deviation
+  std::size_t n = 0;
+};
+
+// Summary of the samples. Empty input gives n == 0 and NaN fields; a NaN sample is an error
+// (a probe that produced NaN measured nothing), reported as std::invalid_argument.
+Summary summarize(std::span<const double> samples);
+Summary single_value(double value);
+
+// Linear-interpolated quantile of sorted data, q in [0, 1].
+double quantile_sorted(std::span<const double> sorted, double q);
+
+// Half-width of the ~95% confidence interval of the median relative to the median
+// (boxplot notch: 1.58 * IQR / sqrt(n)). Infinity when fewer than 3 samples or median is 0.
+double median_relative_ci(std::span<const double> samples);
+
+struct RepeatPolicy {
+  int warmup = 1;                 // discarded calls before the first sample
+  int min_samples = 5;
+  int max_samples = 200;
+  double target_rel_ci = 0.005;   // stop once the median is known to +-0.5 %
+  double time_cap_s = 2.0;        // stop here even if not converged
+};
+
+struct RepeatResult {
+  Summary summary;
+  std::vector<double> samples;
+  bool converged = false;
+  std::string stop_reason;  // "converged", "time cap", "sample cap"
+};
+
+// Calls sample() until the median is stable, the sample cap or the time cap is reached.
+// now_s is injectable so tests can drive the clock.
+RepeatResult repeat_until_stable(const std::function<double()>& sample, const RepeatPolicy& policy,
+                                 const std::function<double()>& now_s = {});
+
+}  // namespace gd

@@ -1,0 +1,14 @@
+#include "core/timing.hpp"
+
+namespace gd {
+
+double clock_mhz(std::span<const RegionTiming> timings) {
+  double cycles = 0, ns = 0;
+  for (const auto& t : timings) {
+    cycles += double(t.cycles);
+    ns += double(t.ns);
+  }
+  return ns > 0 ? cycles / ns * 1e3 : 0.0;
+}
+
+}  // namespace gd

@@ -1,0 +1,250 @@
+#include "core/executor.hpp"
+
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace gd {
+namespace {
+
+DeviceInfo fake_device(int cc, const std::string& code) {
+  DeviceInfo d;
+  d.name = "Fake GPU";
+  d.cc_major = cc / 10;
+  d.cc_minor = cc % 10;
+  d.sm_count = 4;
+  d.arch_code_loaded = code;
+  d.features = features_for(cc, code);
+  return d;
+}
+
+// A probe that needs no GPU: it reports its sweep point back as a metric.
+ProbeSpec cpu_probe(const std::string& id, std::function<void(ProbeContext&)> run = {}) {
+  ProbeSpec s;
+  s.id = id;
+  s.description = "test probe";
+  s.metrics = {{"value/x", "units", "the x parameter"}};
+  s.axes = {Axis::list("x", {1, 2, 3})};
+  s.run = run ? run : [](ProbeContext& ctx) {
+    ctx.set_observed_sm_clock_mhz(1000);
+    ctx.metric("value/x", double(ctx.int_param("x")));
+  };
+  s.time_cap_s = 1;
+  return s;
+}
+
+Registry test_registry() {
+  Registry r;
+  r.add(cpu_probe("latency.alu.ffma"));
+  r.add(cpu_probe("latency.alu.iadd3"));
+  r.add(cpu_probe("memory.latency.chase"));
+  return r;
+}
+
+struct CollectingSink : RecordSink {
+  std::vector<Record> records;
+  bool finished = false, complete = false;
+  void on_record(const Record& r) override { records.push_back(r); }
+  void on_finish(bool c) override { finished = true, complete = c; }
+};
+
+TEST(Select, NoFiltersSelectsAllInRegistryOrder) {
+  const Registry reg = test_registry();
+  const auto s = select_probes(reg, {});
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[2]->id, "memory.latency.chase");
+}
+
+TEST(Select, DottedPrefixSelectsASubtreeButNotAPartialWord) {
+  const Registry reg = test_registry();
+  EXPECT_EQ(select_probes(reg, {{"latency.alu"}, ""}).size(), 2u);
+  EXPECT_THROW(select_probes(reg, {{"latency.al"}, ""}), UserError);
+}
+
+TEST(Select, GlobAndCategoryCombine) {
+  const Registry reg = test_registry();
+  EXPECT_EQ(select_probes(reg, {{"*latency*"}, "memory"}).size(), 1u);
+  EXPECT_EQ(select_probes(reg, {{}, "latency"}).size(), 2u);
+}
+
+TEST(Select, FilterMatchingNothingNamesTheClosestIds) {
+  const Registry reg = test_registry();
+  try {
+    select_probes(reg, {{"latency.alu.fma"}, ""});
+    FAIL() << "expected UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("latency.alu.ffma"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Select, UnknownCategoryListsTheKnownOnes) {
+  const Registry reg = test_registry();
+  try {
+    select_probes(reg, {{}, "tensor"});
+    FAIL() << "expected UserError";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("latency, memory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Registry, RejectsBadSpecs) {
+  Registry r;
+  EXPECT_THROW(r.add(cpu_probe("nodots")), Error);
+  EXPECT_THROW(r.add(cpu_probe("Upper.case")), Error);
+  r.add(cpu_probe("a.b"));
+  EXPECT_THROW(r.add(cpu_probe("a.b")), Error);
+  ProbeSpec no_metrics = cpu_probe("a.c");
+  no_metrics.metrics.clear();
+  EXPECT_THROW(r.add(no_metrics), Error);
+  EXPECT_EQ(r.categories(), std::vector<std::string>{"a"});
+}
+
+TEST(Gate, CapabilityAndArchSpecificCode) {
+  Requirements hopper;
+  hopper.min_cc = 90;
+  EXPECT_TRUE(unmet_requirement(hopper, fake_device(80, "sm_80")).has_value());
+  EXPECT_FALSE(unmet_requirement(hopper, fake_device(90, "sm_90a")).has_value());
+
+  Requirements wgmma;
+  wgmma.features = {Feature::Wgmma};
+  EXPECT_FALSE(unmet_requirement(wgmma, fake_device(90, "sm_90a")).has_value());
+  // Same chip, but only generic code loaded: the instruction is not there to run.
+  const auto why = unmet_requirement(wgmma, fake_device(90, "sm_90"));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("wgmma"), std::string::npos);
+  EXPECT_TRUE(unmet_requirement(wgmma, fake_device(100, "sm_100a")).has_value());
+
+  Requirements tc5;
+  tc5.features = {Feature::Tcgen05};
+  EXPECT_FALSE(unmet_requirement(tc5, fake_device(100, "sm_100a")).has_value());
+  EXPECT_TRUE(unmet_requirement(tc5, fake_device(120, "sm_120a")).has_value());
+
+  Requirements two_gpus;
+  two_gpus.min_gpus = 2;
+  EXPECT_TRUE(unmet_requirement(two_gpus, fake_device(90, "sm_90a")).has_value());
+
+  Requirements older;
+  older.max_cc = 89;
+  EXPECT_TRUE(unmet_requirement(older, fake_device(90, "sm_90a")).has_value());
+}
+
+TEST(Execute, RunsEveryPointAndStreamsRecords) {
+  Registry reg;
+  reg.add(cpu_probe("t.p"));
+  DeviceInfo d = fake_device(90, "sm_90a");
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  const auto s = execute(plan(select_probes(reg, {}), d), d, {&sink}, {}, o);
+  EXPECT_EQ(s.ok, 3);
+  ASSERT_EQ(sink.records.size(), 3u);
+  EXPECT_DOUBLE_EQ(sink.records[2].metric("value/x")->value(), 3);
+  EXPECT_EQ(sink.records[0].sm_clock_mhz, 1000);
+  EXPECT_EQ(sink.records[0].sass.status, SassStatus::Unverified);
+  EXPECT_TRUE(sink.finished);
+  EXPECT_TRUE(sink.complete);
+}
+
+TEST(Execute, AFailingPointIsRecordedAndTheRunGoesOn) {
+  Registry reg;
+  reg.add(cpu_probe("t.fails", [](ProbeContext& ctx) {
+    if (ctx.int_param("x") == 2) throw std::runtime_error("boom at 2");
+    ctx.set_observed_sm_clock_mhz(1);
+    ctx.metric("value/x", 1.0);
+  }));
+  reg.add(cpu_probe("t.after"));
+  DeviceInfo d = fake_device(90, "sm_90a");
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  const auto s = execute(plan(select_probes(reg, {}), d), d, {&sink}, {}, o);
+  EXPECT_EQ(s.failed, 1);
+  EXPECT_EQ(s.ok, 5);
+  EXPECT_EQ(sink.records[1].status, Status::Failed);
+  EXPECT_EQ(sink.records[1].reason, "boom at 2");
+  EXPECT_TRUE(sink.records[1].metrics.empty());
+}
+
+TEST(Execute, SkipsWithReasonAndUndeclaredMetricsFail) {
+  Registry reg;
+  ProbeSpec gated = cpu_probe("t.gated");
+  gated.needs.features = {Feature::Tcgen05};
+  reg.add(gated);
+  reg.add(cpu_probe("t.skips", [](ProbeContext& ctx) { ctx.skip("not here"); }));
+  reg.add(cpu_probe("t.undeclared", [](ProbeContext& ctx) {
+    ctx.set_observed_sm_clock_mhz(1);
+    ctx.metric("nope", 1.0);
+  }));
+  DeviceInfo d = fake_device(90, "sm_90a");
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  const auto s = execute(plan(select_probes(reg, {}), d), d, {&sink}, {}, o);
+  ASSERT_EQ(sink.records.size(), 1u + 3u + 3u);
+  EXPECT_EQ(sink.records[0].status, Status::Skipped);
+  EXPECT_NE(sink.records[0].reason.find("tcgen05"), std::string::npos);
+  EXPECT_EQ(sink.records[1].reason, "not here");
+  EXPECT_EQ(sink.records[4].status, Status::Failed);
+  EXPECT_NE(sink.records[4].reason.find("undeclared metric"), std::string::npos);
+  EXPECT_EQ(s.skipped, 4);
+  EXPECT_EQ(s.failed, 3);
+}
+
+TEST(Execute, SummarizeDerivesRecordsAndVerifierResultIsAttached) {
+  Registry reg;
+  ProbeSpec p = cpu_probe("t.sum");
+  p.metrics.push_back({"value/sum", "units", "sum of x"});
+  p.summarize = [](SummaryContext& sc) {
+    double sum = 0;
+    for (const Record& r : sc.records()) sum += r.metric("value/x")->value();
+    Record& r = sc.derive({{"x", ParamValue{std::string("all")}}});
+    sc.add_metric(r, "value/sum", single_value(sum));
+  };
+  reg.add(p);
+  DeviceInfo d = fake_device(90, "sm_90a");
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  const SassVerifier verifier = [](const ProbeSpec&, const DeviceInfo&) {
+    return SassCheck{SassStatus::Verified, "FFMA x128"};
+  };
+  execute(plan(select_probes(reg, {}), d), d, {&sink}, verifier, o);
+  ASSERT_EQ(sink.records.size(), 4u);
+  EXPECT_TRUE(sink.records[3].derived);
+  EXPECT_DOUBLE_EQ(sink.records[3].metric("value/sum")->value(), 6);
+  EXPECT_EQ(sink.records[3].sass.status, SassStatus::Verified);
+  EXPECT_EQ(sink.records[0].sass.detail, "FFMA x128");
+}
+
+TEST(Features, FollowChipAndLoadedCode) {
+  EXPECT_TRUE(features_for(80, "sm_80").empty());
+  const auto h = features_for(90, "sm_90a");
+  EXPECT_NE(std::find(h.begin(), h.end(), Feature::Wgmma), h.end());
+  EXPECT_NE(std::find(h.begin(), h.end(), Feature::Tma), h.end());
+  const auto b = features_for(120, "sm_120a");
+  EXPECT_NE(std::find(b.begin(), b.end(), Feature::BlockScaledMma), b.end());
+  EXPECT_EQ(std::find(b.begin(), b.end(), Feature::Tcgen05), b.end());
+}
+
+TEST(DeviceJson, RoundTripKeepsIdentityAndFeatures) {
+  DeviceInfo d = fake_device(90, "sm_90a");
+  d.l2_bytes = 50 << 20;
+  d.nvml = DeviceInfo::Nvml{};
+  d.nvml->sm_clock_mhz = 1980;
+  const DeviceInfo e = device_from_json(to_json(d));
+  EXPECT_EQ(e.name, d.name);
+  EXPECT_EQ(e.cc(), 90);
+  EXPECT_EQ(e.l2_bytes, d.l2_bytes);
+  EXPECT_EQ(e.features, d.features);
+  ASSERT_TRUE(e.nvml.has_value());
+  EXPECT_EQ(e.nvml->sm_clock_mhz, 1980);
+  EXPECT_THROW(device_from_json(nlohmann::json{{"name", "x"}}), std::invalid_argument);
+  nlohmann::json bad = to_json(d);
+  bad["features"] = {"warp_drive"};
+  EXPECT_THROW(device_from_json(bad), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gd

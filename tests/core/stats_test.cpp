@@ -1,0 +1,98 @@
+#include "core/stats.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
+namespace gd {
+namespace {
+
+TEST(Summarize, EmptyGivesNanAndZeroCount) {
+  const Summary s = summarize(std::vector<double>{});
+  EXPECT_EQ(s.n, 0u);
+  EXPECT_TRUE(std::isnan(s.median));
+  EXPECT_TRUE(std::isnan(s.min));
+}
+
+TEST(Summarize, EvenLengthMedianAveragesTheMiddlePair) {
+  const Summary s = summarize(std::vector<double>{4, 1, 3, 2});
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 4);
+  EXPECT_DOUBLE_EQ(s.mean, 2.5);
+  EXPECT_NEAR(s.stddev, std::sqrt(5.0 / 3.0), 1e-12);
+  EXPECT_EQ(s.n, 4u);
+}
+
+TEST(Summarize, OddLengthMedianIsTheMiddle) {
+  EXPECT_DOUBLE_EQ(summarize(std::vector<double>{9, 1, 5}).median, 5);
+}
+
+TEST(Summarize, SingleValueHasZeroSpread) {
+  const Summary s = single_value(7.5);
+  EXPECT_DOUBLE_EQ(s.median, 7.5);
+  EXPECT_DOUBLE_EQ(s.stddev, 0);
+  EXPECT_EQ(s.n, 1u);
+}
+
+TEST(Summarize, NanSampleIsRejected) {
+  EXPECT_THROW(summarize(std::vector<double>{1, NAN, 3}), std::invalid_argument);
+}
+
+TEST(Quantile, InterpolatesBetweenSamples) {
+  const std::vector<double> v{10, 20, 30, 40};
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0.0), 10);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 1.0), 40);
+  EXPECT_DOUBLE_EQ(quantile_sorted(v, 0.25), 17.5);
+}
+
+TEST(MedianCi, InfiniteBelowThreeSamplesAndZeroForConstantData) {
+  EXPECT_TRUE(std::isinf(median_relative_ci(std::vector<double>{1, 2})));
+  EXPECT_DOUBLE_EQ(median_relative_ci(std::vector<double>{5, 5, 5, 5}), 0.0);
+}
+
+TEST(Repeat, StopsAtMinimumWhenDataIsConstant) {
+  int calls = 0;
+  RepeatPolicy p;
+  p.warmup = 2;
+  p.min_samples = 5;
+  const RepeatResult r = repeat_until_stable([&] { ++calls; return 3.0; }, p, [] { return 0.0; });
+  EXPECT_TRUE(r.converged);
+  EXPECT_EQ(r.samples.size(), 5u);
+  EXPECT_EQ(calls, 7);  // warm-up calls are made and discarded
+  EXPECT_EQ(r.stop_reason, "converged");
+}
+
+TEST(Repeat, NoisyDataRunsToTheSampleCap) {
+  int i = 0;
+  RepeatPolicy p;
+  p.max_samples = 40;
+  p.target_rel_ci = 1e-6;
+  const RepeatResult r = repeat_until_stable([&] { return (i++ % 2) ? 1.0 : 3.0; }, p, [] { return 0.0; });
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.samples.size(), 40u);
+  EXPECT_EQ(r.stop_reason, "sample cap");
+}
+
+TEST(Repeat, TimeCapStopsButNeverBelowThreeSamples) {
+  double t = 0;
+  int i = 0;
+  RepeatPolicy p;
+  p.time_cap_s = 1.0;
+  p.target_rel_ci = 1e-9;
+  // Each sample "takes" 10 s of the injected clock.
+  const RepeatResult r = repeat_until_stable([&] { t += 10; return double(i++ % 3); }, p, [&] { return t; });
+  EXPECT_EQ(r.stop_reason, "time cap");
+  EXPECT_EQ(r.samples.size(), 3u);
+}
+
+TEST(Repeat, RejectsImpossiblePolicy) {
+  RepeatPolicy p;
+  p.min_samples = 10;
+  p.max_samples = 5;
+  EXPECT_THROW(repeat_until_stable([] { return 1.0; }, p), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gd
