@@ -1,0 +1,16 @@
+// Subcommand groups. Each adds its subcommands to the app; a subcommand's callback sets
+// `action`, which main runs after parsing and whose return value is the exit code.
+#pragma once
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace gd::cli {
+
+void add_core_commands(CLI::App& app, std::function<int()>& action);    // info, list, run
+void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare
+void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass, verify, isa
+
+}  // namespace gd::cli

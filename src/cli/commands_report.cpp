@@ -1,0 +1,82 @@
+// `report` and `compare`: views of run files already written. They need no GPU, so they
+// work on any machine a run file is copied to.
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "core/run_file.hpp"
+#include "report/compare.hpp"
+#include "report/csv.hpp"
+#include "report/markdown.hpp"
+
+namespace gd::cli {
+namespace {
+
+// stdout when no file is named; a file is written whole or not at all.
+void emit(const std::string& text, const std::string& out) {
+  if (out.empty()) std::cout << text << std::flush;
+  else write_file_atomic(out, text);
+}
+
+struct ReportArgs {
+  std::string run;
+  std::string out;
+  std::string format = "md";
+};
+
+int do_report(const ReportArgs& args) {
+  const RunDocument doc = read_run_file(args.run);
+  if (args.format == "csv") {
+    std::ostringstream csv;
+    write_csv(doc, csv);
+    emit(csv.str(), args.out);
+  } else {
+    emit(markdown_report(doc), args.out);
+  }
+  return 0;
+}
+
+void add_report(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("report", "Markdown report of a run file, or its CSV export");
+  auto args = std::make_shared<ReportArgs>();
+  cmd->add_option("run", args->run, "Run file written by `gpudissect run`")->required()->type_name("RUN.json");
+  cmd->add_option("--out,-o", args->out, "Write to this file instead of stdout")->type_name("FILE");
+  cmd->add_option("--format", args->format, "md: Markdown report; csv: one row per record and metric")
+      ->check(CLI::IsMember({"md", "csv"}))
+      ->capture_default_str();
+  cmd->callback([&action, args] { action = [args] { return do_report(*args); }; });
+}
+
+struct CompareArgs {
+  std::string a, b;
+  std::string out;
+};
+
+int do_compare(const CompareArgs& args) {
+  const RunDocument a = read_run_file(args.a);
+  const RunDocument b = read_run_file(args.b);
+  emit(compare_runs(a, b), args.out);
+  return 0;
+}
+
+void add_compare(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("compare", "Two runs side by side: matching probes and params, with B/A ratios");
+  auto args = std::make_shared<CompareArgs>();
+  cmd->add_option("a", args->a, "Run file A (the baseline)")->required()->type_name("A.json");
+  cmd->add_option("b", args->b, "Run file B")->required()->type_name("B.json");
+  cmd->add_option("--out,-o", args->out, "Write the Markdown to this file instead of stdout")->type_name("FILE");
+  cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });
+}
+
+}  // namespace
+
+void add_report_commands(CLI::App& app, std::function<int()>& action) {
+  add_report(app, action);
+  add_compare(app, action);
+}
+
+}  // namespace gd::cli

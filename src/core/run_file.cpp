@@ -1,0 +1,204 @@
+#include "core/run_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+#include "core/error.hpp"
+#include "core/json_fields.hpp"
+
+namespace gd {
+
+using nlohmann::json;
+namespace jf = json_fields;
+namespace fs = std::filesystem;
+
+static constexpr const char* kToolName = "gpudissect";
+
+json to_json(const RunDocument& doc) {
+  json records = json::array();
+  for (const Record& r : doc.records) records.push_back(to_json(r));
+  return {{"schema_version", doc.schema_version},
+          {"tool", {{"name", kToolName}, {"version", doc.tool_version}, {"git_revision", doc.git_revision}}},
+          {"run_id", doc.run_id},
+          {"started_at", doc.started_at},
+          {"finished_at", doc.finished_at.empty() ? json(nullptr) : json(doc.finished_at)},
+          {"complete", doc.complete},
+          {"options", doc.options},
+          {"device", doc.device},
+          {"records", std::move(records)}};
+}
+
+// Identity before version: a file that is not ours should be called that, not "wrong version".
+static void check_identity(const json& j) {
+  if (!j.is_object())
+    throw std::invalid_argument(std::string("not a gpudissect run file (top level is ") + j.type_name() +
+                                ", expected an object)");
+  const json* tool = jf::optional(j, "tool");
+  const bool ours = tool && tool->is_object() && tool->value("name", json()) == kToolName;
+  if (!ours && !jf::optional(j, "schema_version"))
+    throw std::invalid_argument("not a gpudissect run file (no \"tool\": {\"name\": \"gpudissect\"} and no schema_version)");
+  if (tool && !ours) throw std::invalid_argument("not a gpudissect run file (tool.name is not \"gpudissect\")");
+}
+
+static void check_schema_version(const json& j) {
+  const std::string supported = "this gpudissect reads schema version " + std::to_string(kSchemaVersion);
+  const json* v = jf::optional(j, "schema_version");
+  if (!v) throw std::invalid_argument("missing schema_version (" + supported + ")");
+  if (!v->is_number_integer())
+    throw std::invalid_argument("schema_version must be an integer, not " + v->dump() + " (" + supported + ")");
+  if (v->get<std::int64_t>() != kSchemaVersion)
+    throw std::invalid_argument("schema version " + v->dump() + " is not supported (" + supported + ")");
+}
+
+static std::string record_label(const json& records, std::size_t i) {
+  std::string label = "record " + std::to_string(i);
+  const json& r = records[i];
+  if (r.is_object() && r.contains("id") && r["id"].is_string()) label += " (" + r["id"].get<std::string>() + ")";
+  return label;
+}
+
+static RunDocument document_from_json(const json& j) {
+  check_identity(j);
+  check_schema_version(j);
+  RunDocument doc;
+  const json& tool = jf::object_at(j, "tool");
+  jf::with_context("tool", [&] {
+    doc.tool_version = jf::string_at(tool, "version");
+    doc.git_revision = jf::string_or(tool, "git_revision", "");
+  });
+  doc.run_id = jf::string_at(j, "run_id");
+  doc.started_at = jf::string_at(j, "started_at");
+  if (const json* f = jf::optional(j, "finished_at"); f && !f->is_null()) doc.finished_at = jf::string_at(j, "finished_at");
+  doc.complete = jf::bool_or(j, "complete", false);
+  if (jf::optional(j, "options")) doc.options = jf::object_at(j, "options");
+  const json& device = jf::required(j, "device");
+  if (!device.is_object() && !device.is_null())
+    throw std::invalid_argument(std::string("field 'device' must be an object, not ") + device.type_name());
+  doc.device = device;
+  const json& records = jf::array_at(j, "records");
+  for (std::size_t i = 0; i < records.size(); ++i)
+    doc.records.push_back(jf::with_context(record_label(records, i), [&] { return record_from_json(records[i]); }));
+  return doc;
+}
+
+RunDocument run_from_json(const json& j, const std::string& source_name) {
+  try {
+    return document_from_json(j);
+  } catch (const std::invalid_argument& e) {
+    throw UserError(source_name + ": " + e.what());
+  }
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; the user needs the rest.
+static std::string parse_error_text(const json::parse_error& e) {
+  std::string what = e.what();
+  const auto bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+RunDocument read_run_file(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw UserError(path + ": no such file");
+  if (fs::is_directory(path, ec)) throw UserError(path + ": is a directory, expected a run file (.json)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path + ": cannot be read: " + std::strerror(errno));
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw UserError(path + ": not JSON: " + parse_error_text(e));
+  }
+  return run_from_json(j, path);
+}
+
+static std::string temp_path_for(const fs::path& target) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string chains.
+  std::string name = ".";
+  name += target.filename().string();
+  name += '.';
+  name += std::to_string(::getpid());
+  name += '.';
+  name += std::to_string(counter++);
+  name += ".tmp";
+  return (dir / name).string();
+}
+
+static void write_all(int fd, const std::string& content) {
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::system_error(errno, std::generic_category());
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = temp_path_for(fs::path(path));
+  // O_EXCL rather than mkstemp: mkstemp's 0600 would make results unreadable to others.
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) throw UserError("cannot write " + path + ": " + std::strerror(errno));
+  try {
+    write_all(fd, content);
+    // fsync before rename: otherwise a crash can leave the renamed file empty on some filesystems.
+    if (::fsync(fd) != 0) throw std::system_error(errno, std::generic_category());
+    if (::close(fd) != 0) {
+      ::unlink(tmp.c_str());
+      throw UserError("cannot write " + path + ": " + std::strerror(errno));
+    }
+  } catch (const std::system_error& e) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw UserError("cannot write " + path + ": " + e.code().message());
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw UserError("cannot write " + path + ": " + std::strerror(err));
+  }
+}
+
+void write_run_file_atomic(const std::string& path, const RunDocument& doc) {
+  // Probe strings (disassembler output, driver messages) are not guaranteed UTF-8; replace
+  // rather than fail a run at its last step.
+  write_file_atomic(path, to_json(doc).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+}
+
+RunFileWriter::RunFileWriter(std::string path, RunDocument header) : path_(std::move(path)), doc_(std::move(header)) {
+  write_run_file_atomic(path_, doc_);
+}
+
+void RunFileWriter::on_record(const Record& r) {
+  doc_.records.push_back(r);
+  write_run_file_atomic(path_, doc_);
+}
+
+void RunFileWriter::on_finish(bool complete) {
+  doc_.finished_at = utc_now_iso8601();
+  doc_.complete = complete;
+  write_run_file_atomic(path_, doc_);
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace gd

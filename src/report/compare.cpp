@@ -1,0 +1,172 @@
+#include "report/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "report/format.hpp"
+#include "report/run_view.hpp"
+
+namespace gd {
+
+namespace {
+
+// A derived record and a measured point with the same params are different things.
+std::string record_key(const Record& r) {
+  return r.id + '\n' + (r.derived ? "derived" : "measured") + '\n' + to_json(r.params).dump();
+}
+
+struct Matching {
+  std::map<const Record*, const Record*> b_of;  // matched A record -> its B record
+  std::vector<const Record*> both;              // matched A records, in A's order
+  std::vector<const Record*> only_a, only_b;
+};
+
+Matching match_records(const RunDocument& a, const RunDocument& b) {
+  std::map<std::string, const Record*> b_by_key;
+  for (const Record& r : b.records) b_by_key.try_emplace(record_key(r), &r);
+  Matching m;
+  std::map<const Record*, bool> b_used;
+  for (const Record& r : a.records) {
+    auto it = b_by_key.find(record_key(r));
+    if (it == b_by_key.end() || b_used[it->second]) {
+      m.only_a.push_back(&r);
+      continue;
+    }
+    b_used[it->second] = true;
+    m.b_of[&r] = it->second;
+    m.both.push_back(&r);
+  }
+  for (const Record& r : b.records)
+    if (!b_used[&r]) m.only_b.push_back(&r);
+  return m;
+}
+
+std::string side_by_side(const std::vector<Fact>& a, const std::vector<Fact>& b) {
+  MarkdownTable t;
+  t.column("").column("A").column("B");
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) t.row({a[i].label, a[i].value, b[i].value});
+  return t.render();
+}
+
+std::string run_line(const char* side, const RunDocument& doc) {
+  return std::string("- **") + side + "**: " + markdown_escape(device_name(doc.device)) + ", run `" +
+         markdown_escape(doc.run_id) + "` started " + markdown_escape(doc.started_at) +
+         (doc.complete ? "" : " (**INTERRUPTED**)") + "\n";
+}
+
+std::string value_cell(const Metric* m) {
+  return m ? markdown_escape(fmt_num(m->value()) + (m->unit.empty() ? "" : " " + m->unit)) : "—";
+}
+
+std::string ratio_cell(const Metric* a, const Metric* b) {
+  if (!a || !b) return "";
+  if (a->unit != b->unit) return "n/a (units differ)";
+  const double ratio = b->value() / a->value();
+  return std::isfinite(ratio) && a->value() != 0 ? fmt_num(ratio) : "n/a";
+}
+
+std::string sass_note(const Record& a, const Record& b) {
+  std::string note;
+  if (a.derived) return note;
+  if (a.sass.status != SassStatus::Verified) note += "A " + sass_flag(a.sass.status);
+  if (b.sass.status != SassStatus::Verified) note += (note.empty() ? "" : ", ") + ("B " + sass_flag(b.sass.status));
+  return note;
+}
+
+std::vector<std::string> metric_names(const Record& a, const Record& b) {
+  std::vector<std::string> names;
+  for (const Record* r : {&a, &b})
+    for (const Metric& m : r->metrics)
+      if (std::find(names.begin(), names.end(), m.name) == names.end()) names.push_back(m.name);
+  return names;
+}
+
+struct Tally {
+  int metrics = 0;
+};
+
+std::string probe_table(const ProbeRecords& probe, const Matching& m, Tally& tally) {
+  const auto params = param_names(probe.records);
+  bool any_note = false;
+  for (const Record* a : probe.records) any_note |= !sass_note(*a, *m.b_of.at(a)).empty();
+  MarkdownTable t;
+  for (const auto& p : params) t.column(markdown_escape(p), MarkdownTable::Align::Right);
+  t.column("Metric").column("A", MarkdownTable::Align::Right).column("B", MarkdownTable::Align::Right);
+  t.column("B/A", MarkdownTable::Align::Right);
+  if (any_note) t.column("SASS");
+  for (const Record* a : probe.records) {
+    const Record* b = m.b_of.at(a);
+    for (const auto& name : metric_names(*a, *b)) {
+      std::vector<std::string> cells;
+      for (const auto& p : params) cells.push_back(markdown_escape(param_cell(*a, p)));
+      const Metric* ma = a->metric(name);
+      const Metric* mb = b->metric(name);
+      const std::string metric = markdown_escape(name) + (a->derived ? " (analysis)" : "");
+      cells.insert(cells.end(), {metric, value_cell(ma), value_cell(mb), ratio_cell(ma, mb)});
+      if (any_note) cells.push_back(sass_note(*a, *b));
+      t.row(std::move(cells));
+      tally.metrics += ma && mb;
+    }
+  }
+  return t.render();
+}
+
+std::string outcome(const Record& r) {
+  if (r.status == Status::Ok) return "ok";
+  return to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
+}
+
+std::string record_list(const std::string& title, const std::vector<const Record*>& records) {
+  if (records.empty()) return "";
+  MarkdownTable t;
+  t.column("Probe").column("Params").column("Status");
+  for (const Record* r : records)
+    t.row({markdown_escape(r->id) + (r->derived ? " (analysis)" : ""), markdown_escape(to_string(r->params)),
+           markdown_escape(outcome(*r))});
+  return "## " + title + "\n\n" + t.render() + "\n";
+}
+
+std::string not_compared(const std::vector<const Record*>& records, const Matching& m) {
+  if (records.empty()) return "";
+  MarkdownTable t;
+  t.column("Probe").column("Params").column("A").column("B");
+  for (const Record* a : records)
+    t.row({markdown_escape(a->id), markdown_escape(to_string(a->params)), markdown_escape(outcome(*a)),
+           markdown_escape(outcome(*m.b_of.at(a)))});
+  return "## Not compared (skipped or failed in a run)\n\n" + t.render() + "\n";
+}
+
+}  // namespace
+
+std::string compare_runs(const RunDocument& a, const RunDocument& b) {
+  const Matching m = match_records(a, b);
+  std::vector<const Record*> comparable, blocked;
+  for (const Record* r : m.both)
+    (r->status == Status::Ok && m.b_of.at(r)->status == Status::Ok ? comparable : blocked).push_back(r);
+
+  Tally tally;
+  std::string tables;
+  for (const ProbeRecords& probe : group_by_probe(comparable))
+    tables += "### " + markdown_escape(probe.id) + "\n\n" + probe_table(probe, m, tally) + "\n";
+
+  std::ostringstream os;
+  os << "# gpudissect comparison: " << markdown_escape(device_name(a.device)) << " (A) vs "
+     << markdown_escape(device_name(b.device)) << " (B)\n\n";
+  os << run_line("A", a) << run_line("B", b) << "\n";
+  os << "## Devices\n\n" << side_by_side(device_facts(a.device), device_facts(b.device)) << "\n";
+  os << "## Runs\n\n" << side_by_side(run_facts(a), run_facts(b)) << "\n";
+  os << "## Summary\n\n"
+     << comparable.size() << " records matched by probe id and parameters, " << tally.metrics
+     << " metrics compared; " << blocked.size() << " matched but not compared (skipped or failed); "
+     << m.only_a.size() << " only in A; " << m.only_b.size() << " only in B. B/A above 1 means B's number is larger, "
+     << "which is better for throughput and worse for latency.\n\n";
+  if (!tables.empty()) os << "## Matched\n\n" << tables;
+  os << not_compared(blocked, m);
+  os << record_list("Only in A", m.only_a);
+  os << record_list("Only in B", m.only_b);
+  return os.str();
+}
+
+}  // namespace gd

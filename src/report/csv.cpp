@@ -1,0 +1,64 @@
+#include "report/csv.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+namespace gd {
+
+namespace {
+
+constexpr const char* kColumns[] = {"run_id", "gpu",    "id",     "category", "params", "status", "reason",
+                                    "sass_status", "derived", "metric", "unit", "value", "median", "min",
+                                    "max",    "mean",   "stddev", "n",        "sm_clock_mhz"};
+
+std::string number(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+void write_row(std::ostream& os, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) os << (i ? "," : "") << csv_field(fields[i]);
+  os << "\n";
+}
+
+std::vector<std::string> record_fields(const RunDocument& doc, const std::string& gpu, const Record& r) {
+  return {doc.run_id,   gpu,      r.id,        r.category, to_json(r.params).dump(), to_string(r.status),
+          r.reason,     to_string(r.sass.status), r.derived ? "true" : "false"};
+}
+
+std::vector<std::string> metric_fields(const Metric& m) {
+  return {m.name,          m.unit,          number(m.value()),  number(m.stats.median), number(m.stats.min),
+          number(m.stats.max), number(m.stats.mean), number(m.stats.stddev), std::to_string(m.stats.n)};
+}
+
+}  // namespace
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void write_csv(const RunDocument& doc, std::ostream& os) {
+  write_row(os, std::vector<std::string>(std::begin(kColumns), std::end(kColumns)));
+  const auto name = doc.device.is_object() ? doc.device.find("name") : doc.device.end();
+  const std::string gpu = name != doc.device.end() && name->is_string() ? name->get<std::string>() : "";
+  const std::vector<std::string> no_metric(9);
+  for (const Record& r : doc.records) {
+    const std::string clock = r.sm_clock_mhz > 0 ? number(r.sm_clock_mhz) : "";
+    auto row_with = [&](const std::vector<std::string>& metric) {
+      std::vector<std::string> row = record_fields(doc, gpu, r);
+      row.insert(row.end(), metric.begin(), metric.end());
+      row.push_back(clock);
+      write_row(os, row);
+    };
+    if (r.metrics.empty()) row_with(no_metric);
+    for (const Metric& m : r.metrics) row_with(metric_fields(m));
+  }
+}
+
+}  // namespace gd

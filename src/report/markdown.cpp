@@ -1,0 +1,170 @@
+#include "report/markdown.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "report/format.hpp"
+#include "report/run_view.hpp"
+
+namespace gd {
+
+namespace {
+
+std::string facts_table(const std::vector<Fact>& facts) {
+  MarkdownTable t;
+  t.column("Property").column("Value");
+  for (const Fact& f : facts) t.row({f.label, f.value});
+  return t.render();
+}
+
+struct Counts {
+  int measured = 0, analysis = 0, skipped = 0, failed = 0;
+  int verified = 0, mismatch = 0, unverified = 0;  // over measured records
+};
+
+Counts count(const std::vector<Record>& records) {
+  Counts c;
+  for (const Record& r : records) {
+    if (r.status == Status::Skipped) ++c.skipped;
+    else if (r.status == Status::Failed) ++c.failed;
+    else if (r.derived) ++c.analysis;
+    else {
+      ++c.measured;
+      if (r.sass.status == SassStatus::Verified) ++c.verified;
+      else if (r.sass.status == SassStatus::Mismatch) ++c.mismatch;
+      else ++c.unverified;
+    }
+  }
+  return c;
+}
+
+std::string summary_section(const RunDocument& doc) {
+  const Counts c = count(doc.records);
+  MarkdownTable t;
+  t.column("Records", MarkdownTable::Align::Right)
+      .column("Measured", MarkdownTable::Align::Right)
+      .column("Analysis", MarkdownTable::Align::Right)
+      .column("Skipped", MarkdownTable::Align::Right)
+      .column("Failed", MarkdownTable::Align::Right);
+  t.row({std::to_string(doc.records.size()), std::to_string(c.measured), std::to_string(c.analysis),
+         std::to_string(c.skipped), std::to_string(c.failed)});
+  std::ostringstream os;
+  os << "## Summary\n\n" << t.render() << "\n";
+  os << "SASS of the measured records: " << c.verified << " verified, " << c.mismatch << " mismatch, "
+     << c.unverified << " unverified.\n\n";
+  if (c.mismatch + c.unverified > 0)
+    os << "> ⚠ SASS not verified for " << c.mismatch + c.unverified << " of " << c.measured
+       << " measured records: the code that ran was not shown to contain what the probe expects. "
+          "Their numbers are flagged in the tables below.\n\n";
+  if (!doc.complete)
+    os << "> **INTERRUPTED**: the run did not finish; this report holds the records it completed.\n\n";
+  return os.str();
+}
+
+std::string metric_cell(const Record& r, const MetricColumn& c) {
+  const Metric* m = r.metric(c.name);
+  return m ? markdown_escape(format_metric(*m, !c.uniform_unit)) : "";
+}
+
+bool any_clock(const std::vector<const Record*>& records) {
+  for (const Record* r : records)
+    if (r->sm_clock_mhz > 0) return true;
+  return false;
+}
+
+// Params, then metrics, then (for measured records) the observed clock and the SASS check.
+std::string values_table(const std::vector<const Record*>& records, bool measured) {
+  const auto params = param_names(records);
+  const auto metrics = metric_columns(records);
+  const bool clock = measured && any_clock(records);
+  MarkdownTable t;
+  for (const auto& p : params) t.column(markdown_escape(p), MarkdownTable::Align::Right);
+  for (const auto& m : metrics) t.column(metric_header(m), MarkdownTable::Align::Right);
+  if (clock) t.column("SM MHz", MarkdownTable::Align::Right);
+  if (measured) t.column("SASS");
+  for (const Record* r : records) {
+    std::vector<std::string> cells;
+    for (const auto& p : params) cells.push_back(markdown_escape(param_cell(*r, p)));
+    for (const auto& m : metrics) cells.push_back(metric_cell(*r, m));
+    if (clock) cells.push_back(r->sm_clock_mhz > 0 ? fmt_num(r->sm_clock_mhz) : "");
+    if (measured) cells.push_back(sass_flag(r->sass.status));
+    t.row(std::move(cells));
+  }
+  return t.render();
+}
+
+std::string point_label(const Record& r) {
+  const std::string p = to_string(r.params);
+  return p.empty() ? "the only point" : p;
+}
+
+// One line per distinct (status, detail), so a probe whose every point failed the same way
+// says it once.
+std::string sass_notes(const std::vector<const Record*>& records) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
+  for (const Record* r : records) {
+    if (r->sass.status == SassStatus::Verified) continue;
+    std::string what = "SASS " + to_string(r->sass.status) + (r->sass.detail.empty() ? "" : ": " + r->sass.detail);
+    auto it = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == what; });
+    if (it == notes.end()) notes.push_back({what, {point_label(*r)}});
+    else it->second.push_back(point_label(*r));
+  }
+  std::string out;
+  for (const auto& [what, points] : notes) {
+    std::string at;
+    for (const auto& p : points) at += (at.empty() ? "" : "; ") + p;
+    out += "- ⚠ " + markdown_escape(what) + " (" + markdown_escape(at) + ")\n";
+  }
+  return out.empty() ? out : "\n" + out;
+}
+
+std::string probe_section(const ProbeRecords& probe) {
+  std::vector<const Record*> measured, analysis;
+  for (const Record* r : probe.records)
+    if (r->status == Status::Ok) (r->derived ? analysis : measured).push_back(r);
+  std::string out = "### " + markdown_escape(probe.id) + "\n\n";
+  if (!measured.empty()) out += values_table(measured, true) + sass_notes(measured) + "\n";
+  if (!analysis.empty()) out += "#### " + markdown_escape(probe.id) + ": analysis\n\n" + values_table(analysis, false) + "\n";
+  return out;
+}
+
+std::string category_sections(const std::vector<Record>& records) {
+  std::vector<const Record*> ok;
+  for (const Record& r : records)
+    if (r.status == Status::Ok) ok.push_back(&r);
+  std::vector<std::string> categories;
+  std::map<std::string, std::string> body;
+  for (const ProbeRecords& probe : group_by_probe(ok)) {
+    if (!body.count(probe.category)) categories.push_back(probe.category);
+    body[probe.category] += probe_section(probe);
+  }
+  std::string out;
+  for (const auto& c : categories) out += "## " + markdown_escape(c) + "\n\n" + body[c];
+  return out;
+}
+
+std::string skipped_and_failed(const std::vector<Record>& records) {
+  MarkdownTable t;
+  t.column("Probe").column("Params").column("Status").column("Reason");
+  for (const Record& r : records)
+    if (r.status != Status::Ok)
+      t.row({markdown_escape(r.id), markdown_escape(to_string(r.params)),
+             r.status == Status::Failed ? "**failed**" : "skipped", markdown_escape(r.reason)});
+  return "## Skipped and failed\n\n" + (t.empty() ? std::string("None: every selected probe ran.\n") : t.render());
+}
+
+}  // namespace
+
+std::string markdown_report(const RunDocument& doc) {
+  std::ostringstream os;
+  os << "# gpudissect report: " << markdown_escape(device_name(doc.device)) << "\n\n";
+  os << "## Device\n\n" << facts_table(device_facts(doc.device)) << "\n";
+  os << "## Run\n\n" << facts_table(run_facts(doc)) << "\n";
+  os << summary_section(doc);
+  os << category_sections(doc.records);
+  os << skipped_and_failed(doc.records);
+  return os.str();
+}
+
+}  // namespace gd

@@ -1,0 +1,93 @@
+// `report` and `compare` in process: argument parsing, outputs and the errors a user sees.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+using test_support::fixture;
+using test_support::TempDir;
+using test_support::user_error_of;
+
+int run_cli(std::vector<std::string> args) {
+  CLI::App app{"test"};
+  app.require_subcommand(1);
+  std::function<int()> action;
+  cli::add_report_commands(app, action);
+  args.insert(args.begin(), "gpudissect");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  return action();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+
+TEST(ReportCommand, MarkdownToFile) {
+  TempDir dir;
+  EXPECT_EQ(run_cli({"report", fixture("runs/h200_small.json"), "--out", dir.file("r.md")}), 0);
+  const std::string md = slurp(dir.file("r.md"));
+  EXPECT_EQ(md.rfind("# gpudissect report: NVIDIA H200\n", 0), 0u);
+  EXPECT_NE(md.find("## Skipped and failed"), std::string::npos);
+}
+
+TEST(ReportCommand, CsvToFile) {
+  TempDir dir;
+  EXPECT_EQ(run_cli({"report", fixture("runs/h200_small.json"), "--format", "csv", "-o", dir.file("r.csv")}), 0);
+  EXPECT_EQ(slurp(dir.file("r.csv")).rfind("run_id,gpu,id,category,params,", 0), 0u);
+}
+
+TEST(ReportCommand, MarkdownToStdout) {
+  testing::internal::CaptureStdout();
+  const int rc = run_cli({"report", fixture("runs/h200_small.json")});
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(out.rfind("# gpudissect report: NVIDIA H200\n", 0), 0u);
+}
+
+TEST(ReportCommand, BadInputsAreUserErrors) {
+  EXPECT_NE(user_error_of([] { run_cli({"report", fixture("runs/malformed.json")}); }).find("not JSON"), std::string::npos);
+  EXPECT_NE(user_error_of([] { run_cli({"report", fixture("runs/wrong_schema.json")}); }).find("schema version 99"),
+            std::string::npos);
+  EXPECT_NE(user_error_of([] { run_cli({"report", fixture("runs/absent.json")}); }).find("no such file"), std::string::npos);
+  TempDir dir;
+  EXPECT_NE(user_error_of([&] { run_cli({"report", fixture("runs/h200_small.json"), "--out", dir.file("x/r.md")}); })
+                .find("cannot write"),
+            std::string::npos);
+}
+
+TEST(ReportCommand, UnknownFormatAndMissingFileAreParseErrors) {
+  EXPECT_THROW(run_cli({"report", fixture("runs/h200_small.json"), "--format", "html"}), CLI::ValidationError);
+  EXPECT_THROW(run_cli({"report"}), CLI::RequiredError);
+}
+
+TEST(CompareCommand, WritesTheComparison) {
+  TempDir dir;
+  const std::string run = fixture("runs/h200_small.json");
+  EXPECT_EQ(run_cli({"compare", run, run, "--out", dir.file("c.md")}), 0);
+  const std::string md = slurp(dir.file("c.md"));
+  EXPECT_EQ(md.rfind("# gpudissect comparison: NVIDIA H200 (A) vs NVIDIA H200 (B)\n", 0), 0u);
+  EXPECT_NE(md.find("| 4.512 TB/s | 4.512 TB/s |   1 |"), std::string::npos) << md;
+}
+
+TEST(CompareCommand, EitherBadFileIsNamed) {
+  const std::string good = fixture("runs/h200_small.json");
+  const std::string bad = fixture("runs/malformed.json");
+  EXPECT_EQ(user_error_of([&] { run_cli({"compare", good, bad}); }).rfind(bad + ": not JSON", 0), 0u);
+  EXPECT_THROW(run_cli({"compare", good}), CLI::RequiredError);
+}
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,170 @@
+#include "core/record.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+using nlohmann::json;
+using test_support::kNaN;
+
+// The message a reader sees must say exactly where the problem is.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "<no exception>";
+}
+
+TEST(StatusStrings, RoundTripEveryValue) {
+  for (Status s : {Status::Ok, Status::Skipped, Status::Failed}) EXPECT_EQ(status_from_string(to_string(s)), s);
+  for (SassStatus s : {SassStatus::Verified, SassStatus::Mismatch, SassStatus::Unverified})
+    EXPECT_EQ(sass_status_from_string(to_string(s)), s);
+  EXPECT_EQ(to_string(Status::Skipped), "skipped");
+  EXPECT_EQ(to_string(SassStatus::Mismatch), "mismatch");
+}
+
+TEST(StatusStrings, UnknownNamesTheValue) {
+  EXPECT_EQ(error_of([] { status_from_string("done"); }), "unknown status 'done' (expected ok, skipped or failed)");
+  EXPECT_NE(error_of([] { sass_status_from_string("Verified"); }).find("'Verified'"), std::string::npos);
+}
+
+TEST(RecordMetric, FindsByNameOrNull) {
+  Record r = test_support::record("x.y.z", {}, {test_support::metric("a/b", "ns", 1, 1, 1, 1),
+                                                test_support::metric("c/d", "cycles", 2, 2, 2, 1)});
+  ASSERT_NE(r.metric("c/d"), nullptr);
+  EXPECT_EQ(r.metric("c/d")->value(), 2);
+  EXPECT_EQ(r.metric("missing"), nullptr);
+}
+
+TEST(MetricJson, HasAllFieldsAndValueIsMedian) {
+  const json j = to_json(test_support::metric("latency/cycles", "cycles", 4.5, 4, 6, 20, 0.25));
+  EXPECT_EQ(j["name"], "latency/cycles");
+  EXPECT_EQ(j["unit"], "cycles");
+  EXPECT_EQ(j["value"], 4.5);
+  EXPECT_EQ(j["median"], 4.5);
+  EXPECT_EQ(j["min"], 4.0);
+  EXPECT_EQ(j["max"], 6.0);
+  EXPECT_EQ(j["mean"], 5.0);
+  EXPECT_EQ(j["stddev"], 0.25);
+  EXPECT_TRUE(j["n"].is_number_integer());
+  EXPECT_EQ(j["n"], 20);
+}
+
+TEST(MetricJson, NaNIsNullAndReadsBackAsNaN) {
+  Metric m = test_support::metric("x", "ns", 1, 1, 1, 1, kNaN);
+  m.stats.mean = kNaN;
+  const json j = to_json(m);
+  EXPECT_TRUE(j["stddev"].is_null());
+  EXPECT_TRUE(j["mean"].is_null());
+  // Through text too: a file never holds a NaN token.
+  const Metric back = metric_from_json(json::parse(j.dump()));
+  EXPECT_TRUE(std::isnan(back.stats.stddev));
+  EXPECT_TRUE(std::isnan(back.stats.mean));
+  EXPECT_EQ(back.stats.median, 1);
+  EXPECT_EQ(back.stats.n, 1u);
+}
+
+TEST(MetricJson, EmptySummaryRoundTrips) {
+  const Metric m{"nothing", "ns", Summary{}};
+  const Metric back = metric_from_json(to_json(m));
+  EXPECT_TRUE(std::isnan(back.value()));
+  EXPECT_EQ(back.stats.n, 0u);
+}
+
+TEST(MetricJson, TypeErrorsNameMetricAndField) {
+  json j = to_json(test_support::metric("latency/cycles", "cycles", 4, 4, 4, 3));
+  j["n"] = 2.5;
+  EXPECT_EQ(error_of([&] { metric_from_json(j); }),
+            "metric 'latency/cycles': field 'n' must be an integer, not number");
+  j["n"] = -1;
+  EXPECT_EQ(error_of([&] { metric_from_json(j); }), "metric 'latency/cycles': field 'n' must not be negative");
+  j["n"] = 3;
+  j["median"] = "4";
+  EXPECT_EQ(error_of([&] { metric_from_json(j); }),
+            "metric 'latency/cycles': field 'median' must be a number or null, not string");
+  j.erase("median");
+  EXPECT_EQ(error_of([&] { metric_from_json(j); }), "metric 'latency/cycles': missing field 'median'");
+  j.erase("name");
+  EXPECT_EQ(error_of([&] { metric_from_json(j); }), "metric: missing field 'name'");
+  EXPECT_EQ(error_of([] { metric_from_json(json::array()); }), "metric must be an object, not array");
+}
+
+TEST(RecordJson, RoundTripKeepsEveryField) {
+  Record r = test_support::record("memory.bandwidth.dram", {{"op", std::string("triad")}, {"warps", std::int64_t{8}}},
+                                  {test_support::metric("bandwidth/tbps", "TB/s", 4.512, 4.5, 4.52, 15),
+                                   test_support::metric("bandwidth/percent", "%", 91.7, 91, 92, 15, kNaN)},
+                                  SassStatus::Mismatch);
+  r.derived = true;
+  r.reason = "not really";
+  r.sm_clock_mhz = 1755.5;
+  r.nvml_sm_clock_mhz = 1755;
+  r.elapsed_s = 1.25;
+  r.extra = {{"fit", {{"r2", 0.999}}}, {"bytes", 17179869184LL}};
+  const json j = to_json(r);
+  const Record back = record_from_json(json::parse(j.dump()));
+  EXPECT_EQ(to_json(back), j);
+  EXPECT_EQ(back.id, "memory.bandwidth.dram");
+  EXPECT_EQ(back.category, "memory");
+  EXPECT_EQ(to_string(back.params), "op=triad warps=8");
+  EXPECT_EQ(back.sass.status, SassStatus::Mismatch);
+  EXPECT_EQ(back.sass.detail, r.sass.detail);
+  EXPECT_TRUE(back.derived);
+  EXPECT_EQ(back.reason, "not really");
+  EXPECT_EQ(back.sm_clock_mhz, 1755.5);
+  EXPECT_EQ(back.elapsed_s, 1.25);
+  EXPECT_EQ(back.extra["bytes"], 17179869184LL);
+  ASSERT_EQ(back.metrics.size(), 2u);
+  EXPECT_EQ(back.metrics[0].value(), 4.512);
+  EXPECT_TRUE(std::isnan(back.metrics[1].stats.stddev));
+}
+
+TEST(RecordJson, MinimalRecordTakesDefaults) {
+  const Record r = record_from_json({{"id", "a.b"}, {"category", "a"}, {"status", "skipped"}, {"metrics", json::array()}});
+  EXPECT_EQ(r.status, Status::Skipped);
+  EXPECT_TRUE(r.params.empty());
+  EXPECT_EQ(r.sass.status, SassStatus::Unverified);
+  EXPECT_FALSE(r.derived);
+  EXPECT_EQ(r.sm_clock_mhz, 0);
+  EXPECT_TRUE(r.extra.is_object());
+}
+
+TEST(RecordJson, ErrorsSayWhichField) {
+  json j = to_json(test_support::sample_run().records[0]);
+  json bad = j;
+  bad.erase("id");
+  EXPECT_EQ(error_of([&] { record_from_json(bad); }), "missing field 'id'");
+  bad = j;
+  bad["status"] = "done";
+  EXPECT_EQ(error_of([&] { record_from_json(bad); }),
+            "field 'status': unknown status 'done' (expected ok, skipped or failed)");
+  bad = j;
+  bad["metrics"] = json::object();
+  EXPECT_EQ(error_of([&] { record_from_json(bad); }), "field 'metrics' must be an array, not object");
+  bad = j;
+  bad["params"] = {{"chain", true}};
+  EXPECT_EQ(error_of([&] { record_from_json(bad); }), "field 'params': param chain must be a number or a string");
+  bad = j;
+  bad["sass"] = {{"status", "perhaps"}};
+  EXPECT_NE(error_of([&] { record_from_json(bad); }).find("field 'sass': unknown SASS status 'perhaps'"), std::string::npos);
+  bad = j;
+  bad["derived"] = "yes";
+  EXPECT_EQ(error_of([&] { record_from_json(bad); }), "field 'derived' must be true or false, not string");
+  bad = j;
+  bad["extra"] = json::array();
+  EXPECT_EQ(error_of([&] { record_from_json(bad); }), "field 'extra' must be an object, not array");
+  bad = j;
+  bad["metrics"][0]["n"] = "20";
+  EXPECT_EQ(error_of([&] { record_from_json(bad); }), "metric 'time/cycles': field 'n' must be an integer, not string");
+}
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,185 @@
+#include "core/result_db.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+using test_support::canonical;
+using test_support::TempDir;
+using test_support::user_error_of;
+
+
+// Raw SQL against the file, as a user comparing runs would do.
+std::vector<std::vector<std::string>> query(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  std::vector<std::vector<std::string>> rows;
+  auto collect = [](void* out, int n, char** values, char**) {
+    auto& r = *static_cast<std::vector<std::vector<std::string>>*>(out);
+    r.emplace_back();
+    for (int i = 0; i < n; ++i) r.back().push_back(values[i] ? values[i] : "NULL");
+    return 0;
+  };
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), collect, &rows, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+  return rows;
+}
+
+RunDocument header_of(RunDocument doc) {
+  doc.records.clear();
+  doc.finished_at.clear();
+  doc.complete = false;
+  return doc;
+}
+
+TEST(ResultDb, ImportThenLoadIsTheSameDocument) {
+  TempDir dir;
+  const RunDocument doc = test_support::sample_run();
+  import_run(dir.file("r.db"), doc);
+  const RunDocument back = load_run_from_db(dir.file("r.db"), doc.run_id);
+  EXPECT_EQ(canonical(back), canonical(doc));
+  EXPECT_TRUE(std::isnan(back.records[2].metrics[0].stats.stddev));
+  EXPECT_EQ(back.records[3].metrics[1].name, "bandwidth/percent_of_theoretical") << "metric order is kept";
+  EXPECT_EQ(back.records[2].extra["points"], 2);
+}
+
+TEST(ResultDb, FixtureRoundTripsThroughSqlite) {
+  TempDir dir;
+  const RunDocument doc = read_run_file(test_support::fixture("runs/h200_small.json"));
+  import_run(dir.file("r.db"), doc);
+  EXPECT_EQ(canonical(load_run_from_db(dir.file("r.db"), doc.run_id)), canonical(doc));
+  const auto run = query(dir.file("r.db"), "SELECT gpu_name, gpu_uuid, cc, sm_count, complete FROM runs");
+  ASSERT_EQ(run.size(), 1u);
+  EXPECT_EQ(run[0], (std::vector<std::string>{"NVIDIA H200", "GPU-5e1a2b3c-4d5e-6f70-8192-a3b4c5d6e7f8", "90", "132", "1"}));
+}
+
+TEST(ResultDb, SinkStoresEachRecordAndTheFinish) {
+  TempDir dir;
+  const RunDocument doc = test_support::sample_run();
+  {
+    ResultDb db(dir.file("r.db"), header_of(doc));
+    EXPECT_EQ(db.path(), dir.file("r.db"));
+    for (const Record& r : doc.records) db.on_record(r);
+    db.on_finish(true);
+  }
+  const RunDocument back = load_run_from_db(dir.file("r.db"), doc.run_id);
+  EXPECT_TRUE(back.complete);
+  EXPECT_FALSE(back.finished_at.empty());
+  RunDocument expected = doc;
+  expected.finished_at = back.finished_at;
+  EXPECT_EQ(canonical(back), canonical(expected));
+}
+
+TEST(ResultDb, InterruptedRunKeepsFinishedRecords) {
+  TempDir dir;
+  const RunDocument doc = test_support::sample_run();
+  {
+    ResultDb db(dir.file("r.db"), header_of(doc));
+    db.on_record(doc.records[0]);
+    db.on_record(doc.records[1]);
+  }  // no on_finish: the run was cut short
+  const RunDocument back = load_run_from_db(dir.file("r.db"), doc.run_id);
+  EXPECT_FALSE(back.complete);
+  EXPECT_TRUE(back.finished_at.empty());
+  ASSERT_EQ(back.records.size(), 2u);
+  EXPECT_EQ(to_json(back.records[1]), to_json(doc.records[1]));
+}
+
+TEST(ResultDb, ManyRunsAndOneQueryComparesGpus) {
+  TempDir dir;
+  RunDocument h100 = test_support::sample_run();
+  h100.run_id = "run-h100";
+  h100.started_at = "2025-01-01T00:00:00Z";
+  h100.device = test_support::device("NVIDIA H100", 9, 132);
+  h100.records[3].metrics[0].stats.median = 3.2;
+  RunDocument h200 = test_support::sample_run();
+  h200.run_id = "run-h200";
+  import_run(dir.file("r.db"), h200);
+  import_run(dir.file("r.db"), h100);
+  EXPECT_EQ(list_runs(dir.file("r.db")), (std::vector<std::string>{"run-h100", "run-h200"})) << "oldest first";
+
+  const auto rows = query(dir.file("r.db"),
+                          "SELECT gpu_name, value, unit FROM metric_view WHERE id = 'memory.bandwidth.dram' "
+                          "AND metric = 'bandwidth/tbps' ORDER BY gpu_name");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"NVIDIA H100", "3.2", "TB/s"}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"NVIDIA H200", "4.512", "TB/s"}));
+  const auto pair = query(dir.file("r.db"),
+                          "SELECT b.value / a.value FROM metric_view a JOIN metric_view b USING (id, params_json, metric) "
+                          "WHERE a.gpu_name = 'NVIDIA H100' AND b.gpu_name = 'NVIDIA H200' AND a.metric = 'bandwidth/tbps'");
+  ASSERT_EQ(pair.size(), 1u);
+  EXPECT_NEAR(std::stod(pair[0][0]), 4.512 / 3.2, 1e-12);
+}
+
+TEST(ResultDb, NaNIsStoredAsNull) {
+  TempDir dir;
+  import_run(dir.file("r.db"), test_support::sample_run());
+  const auto rows = query(dir.file("r.db"), "SELECT stddev FROM metrics WHERE name = 'latency/cycles'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], "NULL");
+}
+
+TEST(ResultDb, ImportReplacesButTheSinkRefusesADuplicateRun) {
+  TempDir dir;
+  const RunDocument doc = test_support::sample_run();
+  import_run(dir.file("r.db"), doc);
+  import_run(dir.file("r.db"), doc);
+  EXPECT_EQ(query(dir.file("r.db"), "SELECT count(*) FROM records")[0][0], std::to_string(doc.records.size()));
+  EXPECT_EQ(query(dir.file("r.db"), "SELECT count(*) FROM metrics")[0][0], "5");
+  EXPECT_EQ(user_error_of([&] { ResultDb db(dir.file("r.db"), header_of(doc)); }),
+            dir.file("r.db") + ": run id '" + doc.run_id + "' is already stored");
+}
+
+TEST(ResultDb, OtherSchemaVersionIsRefused) {
+  TempDir dir;
+  import_run(dir.file("r.db"), test_support::sample_run());
+  query(dir.file("r.db"), "PRAGMA user_version = 7");
+  const std::string msg = user_error_of([&] { list_runs(dir.file("r.db")); });
+  EXPECT_EQ(msg, dir.file("r.db") + ": database schema version 7 is not supported (this gpudissect uses version " +
+                     std::to_string(kDbSchemaVersion) + ")");
+  RunDocument other = test_support::sample_run();
+  other.run_id = "other";
+  EXPECT_EQ(user_error_of([&] { ResultDb db(dir.file("r.db"), other); }), msg);
+}
+
+TEST(ResultDb, ForeignFilesAreRefused) {
+  TempDir dir;
+  query(dir.file("foreign.db"), "CREATE TABLE t (x)");
+  EXPECT_NE(user_error_of([&] { import_run(dir.file("foreign.db"), test_support::sample_run()); })
+                .find("not a gpudissect database"),
+            std::string::npos);
+  std::ofstream(dir.file("run.json")) << "{\"schema_version\": 1, \"padding\": \"" << std::string(200, 'x') << "\"}\n";
+  EXPECT_EQ(user_error_of([&] { list_runs(dir.file("run.json")); }), dir.file("run.json") + ": not an SQLite database");
+}
+
+TEST(ResultDb, UnopenablePathsAreUserErrors) {
+  TempDir dir;
+  const std::string in_missing_dir = dir.file("missing/r.db");
+  EXPECT_EQ(user_error_of([&] { ResultDb db(in_missing_dir, test_support::sample_run()); }),
+            in_missing_dir + ": cannot open database: unable to open database file");
+  EXPECT_NE(user_error_of([&] { import_run(dir.path().string(), test_support::sample_run()); }).find("is a directory"),
+            std::string::npos);
+  EXPECT_EQ(user_error_of([&] { list_runs(dir.file("absent.db")); }), dir.file("absent.db") + ": no such file");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("absent.db"))) << "reading must not create a database";
+}
+
+TEST(ResultDb, UnknownRunIsAUserError) {
+  TempDir dir;
+  import_run(dir.file("r.db"), test_support::sample_run());
+  EXPECT_EQ(user_error_of([&] { load_run_from_db(dir.file("r.db"), "nope"); }),
+            dir.file("r.db") + ": no run 'nope' (the database holds 1 runs)");
+}
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,210 @@
+#include "core/run_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "core/error.hpp"
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test_support::canonical;
+using test_support::fixture;
+using test_support::TempDir;
+using test_support::user_error_of;
+
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(RunJson, HeaderFields) {
+  RunDocument doc = test_support::sample_run();
+  doc.finished_at.clear();
+  const json j = to_json(doc);
+  EXPECT_EQ(j["schema_version"], kSchemaVersion);
+  EXPECT_EQ(j["tool"]["name"], "gpudissect");
+  EXPECT_EQ(j["tool"]["version"], "0.1.0");
+  EXPECT_EQ(j["tool"]["git_revision"], "abc123def456");
+  EXPECT_TRUE(j["finished_at"].is_null());
+  EXPECT_EQ(j["complete"], true);
+  EXPECT_EQ(j["records"].size(), doc.records.size());
+  EXPECT_EQ(j["device"]["name"], "NVIDIA H200");
+}
+
+TEST(RunJson, RoundTripInMemoryAndThroughFile) {
+  const RunDocument doc = test_support::sample_run();
+  EXPECT_EQ(canonical(run_from_json(to_json(doc), "mem")), canonical(doc));
+  TempDir dir;
+  write_run_file_atomic(dir.file("run.json"), doc);
+  const RunDocument back = read_run_file(dir.file("run.json"));
+  EXPECT_EQ(canonical(back), canonical(doc));
+  EXPECT_TRUE(std::isnan(back.records[2].metrics[0].stats.stddev));
+  EXPECT_TRUE(back.records[2].derived);
+  EXPECT_EQ(back.records[4].status, Status::Skipped);
+  EXPECT_EQ(back.records[5].reason, "cudaErrorIllegalAddress | sticky");
+  EXPECT_EQ(back.finished_at, doc.finished_at);
+}
+
+TEST(RunFile, ReadsTheFixture) {
+  const RunDocument doc = read_run_file(fixture("runs/h200_small.json"));
+  EXPECT_EQ(doc.run_id, "2025-11-29T14:00:00Z-5e1a2b3c");
+  EXPECT_TRUE(doc.complete);
+  EXPECT_EQ(doc.device["sm_count"], 132);
+  ASSERT_EQ(doc.records.size(), 7u);
+  EXPECT_EQ(doc.records[1].metric("time/cycles")->stats.n, 20u);
+  EXPECT_TRUE(doc.records[2].derived);
+  EXPECT_TRUE(std::isnan(doc.records[2].metrics[0].stats.stddev));
+  EXPECT_EQ(doc.records[3].metric("bandwidth/tbps")->value(), 4.512);
+  EXPECT_EQ(to_string(doc.records[3].params), "blocks_per_sm=4 op=triad");
+  EXPECT_EQ(doc.records[4].sass.status, SassStatus::Unverified);
+  EXPECT_EQ(doc.records[5].status, Status::Skipped);
+  EXPECT_EQ(doc.records[6].status, Status::Failed);
+  EXPECT_EQ(doc.records[6].reason.rfind("CudaError: cudaErrorIllegalAddress", 0), 0u);
+}
+
+TEST(RunFile, MissingFileAndDirectory) {
+  EXPECT_EQ(user_error_of([] { read_run_file("/nonexistent/run.json"); }), "/nonexistent/run.json: no such file");
+  TempDir dir;
+  EXPECT_NE(user_error_of([&] { read_run_file(dir.path().string()); }).find(": is a directory"), std::string::npos);
+}
+
+TEST(RunFile, NotJsonGivesPosition) {
+  const std::string path = fixture("runs/malformed.json");
+  const std::string msg = user_error_of([&] { read_run_file(path); });
+  EXPECT_EQ(msg.rfind(path + ": not JSON: parse error at line ", 0), 0u) << msg;
+  EXPECT_EQ(msg.find("[json.exception"), std::string::npos) << msg;
+  TempDir dir;
+  write_text(dir.file("empty.json"), "");
+  EXPECT_NE(user_error_of([&] { read_run_file(dir.file("empty.json")); }).find("not JSON"), std::string::npos);
+}
+
+TEST(RunFile, WrongSchemaVersionSaysWhichIsSupported) {
+  const std::string msg = user_error_of([] { read_run_file(fixture("runs/wrong_schema.json")); });
+  EXPECT_NE(msg.find("wrong_schema.json: schema version 99 is not supported"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("reads schema version " + std::to_string(kSchemaVersion)), std::string::npos) << msg;
+
+  json j = to_json(test_support::sample_run());
+  j.erase("schema_version");
+  EXPECT_EQ(user_error_of([&] { run_from_json(j, "x.json"); }),
+            "x.json: missing schema_version (this gpudissect reads schema version 1)");
+  j["schema_version"] = "1";
+  EXPECT_NE(user_error_of([&] { run_from_json(j, "x.json"); }).find("schema_version must be an integer"), std::string::npos);
+}
+
+TEST(RunFile, ForeignJsonIsNotARunFile) {
+  EXPECT_EQ(user_error_of([] { run_from_json(json::parse(R"({"name": "package.json"})"), "p.json"); }),
+            "p.json: not a gpudissect run file (no \"tool\": {\"name\": \"gpudissect\"} and no schema_version)");
+  EXPECT_EQ(user_error_of([] { run_from_json(json::array(), "a.json"); }),
+            "a.json: not a gpudissect run file (top level is array, expected an object)");
+  json j = to_json(test_support::sample_run());
+  j["tool"]["name"] = "nvbench";
+  EXPECT_EQ(user_error_of([&] { run_from_json(j, "n.json"); }),
+            "n.json: not a gpudissect run file (tool.name is not \"gpudissect\")");
+}
+
+TEST(RunFile, BadRecordIsNamedByIndexAndId) {
+  json j = to_json(test_support::sample_run());
+  j["records"][1]["metrics"][0]["n"] = 2.5;
+  EXPECT_EQ(user_error_of([&] { run_from_json(j, "r.json"); }),
+            "r.json: record 1 (latency.alu.ffma): metric 'time/cycles': field 'n' must be an integer, not number");
+  j = to_json(test_support::sample_run());
+  j["records"][3] = 7;
+  EXPECT_EQ(user_error_of([&] { run_from_json(j, "r.json"); }), "r.json: record 3: record must be an object, not number");
+  j = to_json(test_support::sample_run());
+  j.erase("records");
+  EXPECT_EQ(user_error_of([&] { run_from_json(j, "r.json"); }), "r.json: missing field 'records'");
+  j = to_json(test_support::sample_run());
+  j["device"] = "H200";
+  EXPECT_EQ(user_error_of([&] { run_from_json(j, "r.json"); }), "r.json: field 'device' must be an object, not string");
+}
+
+TEST(AtomicWrite, LeavesOnlyTheFile) {
+  TempDir dir;
+  RunDocument doc = test_support::sample_run();
+  for (int i = 0; i < 5; ++i) {
+    doc.run_id = "run-" + std::to_string(i);
+    write_run_file_atomic(dir.file("run.json"), doc);
+  }
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"run.json"});
+  EXPECT_EQ(read_run_file(dir.file("run.json")).run_id, "run-4");
+}
+
+TEST(AtomicWrite, UnwritableTargetsAreUserErrors) {
+  TempDir dir;
+  const std::string missing_dir = dir.file("no/such/dir/run.json");
+  const std::string msg = user_error_of([&] { write_run_file_atomic(missing_dir, test_support::sample_run()); });
+  EXPECT_EQ(msg, "cannot write " + missing_dir + ": No such file or directory");
+  write_text(dir.file("plain"), "x");
+  const std::string under_file = dir.file("plain/run.json");
+  EXPECT_EQ(user_error_of([&] { write_file_atomic(under_file, "text"); }), "cannot write " + under_file + ": Not a directory");
+  // The target is a directory: rename fails after the temp file was written; it must not stay.
+  fs::create_directory(dir.file("taken"));
+  EXPECT_NE(user_error_of([&] { write_file_atomic(dir.file("taken"), "text"); }).find("cannot write"), std::string::npos);
+  EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{"plain", "taken"}));
+}
+
+TEST(AtomicWrite, ReplacesContentWholly) {
+  TempDir dir;
+  write_file_atomic(dir.file("a.txt"), std::string(10000, 'x'));
+  write_file_atomic(dir.file("a.txt"), "short\n");
+  std::ifstream in(dir.file("a.txt"));
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, "short\n");
+}
+
+TEST(RunFileWriter, KeepsTheFileCurrentAfterEveryRecord) {
+  TempDir dir;
+  const std::string path = dir.file("run.json");
+  RunDocument header = test_support::sample_run();
+  const auto all = header.records;
+  header.records.clear();
+  header.finished_at.clear();
+  header.complete = false;
+
+  RunFileWriter writer(path, header);
+  RunDocument on_disk = read_run_file(path);
+  EXPECT_TRUE(on_disk.records.empty());
+  EXPECT_FALSE(on_disk.complete);
+  EXPECT_TRUE(on_disk.finished_at.empty());
+
+  writer.on_record(all[0]);
+  writer.on_record(all[4]);
+  on_disk = read_run_file(path);
+  ASSERT_EQ(on_disk.records.size(), 2u);
+  EXPECT_EQ(to_json(on_disk.records[1]), to_json(all[4]));
+  EXPECT_FALSE(on_disk.complete) << "an interrupted run must read as incomplete";
+
+  writer.on_finish(true);
+  on_disk = read_run_file(path);
+  EXPECT_TRUE(on_disk.complete);
+  EXPECT_FALSE(on_disk.finished_at.empty());
+  EXPECT_EQ(canonical(on_disk), canonical(writer.document()));
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"run.json"});
+}
+
+TEST(RunFileWriter, UnwritableDirectoryFailsAtOnce) {
+  TempDir dir;
+  EXPECT_THROW(RunFileWriter(dir.file("missing/run.json"), RunDocument{}), UserError);
+}
+
+TEST(UtcNow, Iso8601Utc) {
+  EXPECT_TRUE(std::regex_match(utc_now_iso8601(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+      << utc_now_iso8601();
+}
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,127 @@
+#include "report/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+using test_support::metric;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string line_with(const std::string& text, const std::string& part) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (has(line, part)) return line;
+  return "";
+}
+
+// The cells of a Markdown table row, trimmed.
+std::vector<std::string> cells(const std::string& row) {
+  std::vector<std::string> out;
+  std::string cell;
+  for (std::size_t i = 1; i < row.size(); ++i) {
+    if (row[i] == '|' && row[i - 1] != '\\') {
+      const auto b = cell.find_first_not_of(' '), e = cell.find_last_not_of(' ');
+      out.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+      cell.clear();
+    } else {
+      cell += row[i];
+    }
+  }
+  return out;
+}
+
+class CompareRuns : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    a.device = test_support::device("NVIDIA H100 80GB HBM3", 9, 132);
+    a.run_id = "run-a";
+    b.device = test_support::device("NVIDIA H200", 9, 132);
+    b.run_id = "run-b";
+    b.records[0].metrics[0].stats.median = 131;       // chain=64: B/A 0.5
+    b.records[3].metrics[0].stats.median = 4.512 * 2;  // triad TB/s: B/A 2
+  }
+  RunDocument a = test_support::sample_run();
+  RunDocument b = test_support::sample_run();
+};
+
+TEST_F(CompareRuns, HeaderNamesBothDevicesAndRuns) {
+  const std::string md = compare_runs(a, b);
+  EXPECT_EQ(md.rfind("# gpudissect comparison: NVIDIA H100 80GB HBM3 (A) vs NVIDIA H200 (B)\n", 0), 0u);
+  EXPECT_TRUE(has(md, "- **A**: NVIDIA H100 80GB HBM3, run `run-a`"));
+  EXPECT_TRUE(has(md, "- **B**: NVIDIA H200, run `run-b`"));
+  EXPECT_EQ(cells(line_with(md, "| GPU ")), (std::vector<std::string>{"GPU", "NVIDIA H100 80GB HBM3", "NVIDIA H200"}));
+  EXPECT_EQ(cells(line_with(md, "| Run id ")), (std::vector<std::string>{"Run id", "run-a", "run-b"}));
+}
+
+TEST_F(CompareRuns, RatiosAreBOverA) {
+  const std::string md = compare_runs(a, b);
+  EXPECT_EQ(cells(line_with(md, "|    64 |")),
+            (std::vector<std::string>{"64", "time/cycles", "262 cycles", "131 cycles", "0.5", ""}));
+  EXPECT_EQ(cells(line_with(md, "| bandwidth/tbps ")),
+            (std::vector<std::string>{"4", "triad", "bandwidth/tbps", "4.512 TB/s", "9.024 TB/s", "2"}));
+  EXPECT_EQ(cells(line_with(md, "| bandwidth/percent_of_theoretical ")).at(5), "1");
+  EXPECT_EQ(cells(line_with(md, "latency/cycles (analysis)")),
+            (std::vector<std::string>{"", "latency/cycles (analysis)", "4 cycles", "4 cycles", "1", ""}));
+}
+
+TEST_F(CompareRuns, SassFlagsFollowTheValues) {
+  const std::string md = compare_runs(a, b);
+  EXPECT_EQ(cells(line_with(md, "|   128 |")).back(), "A **MISMATCH** ⚠, B **MISMATCH** ⚠");
+}
+
+TEST_F(CompareRuns, UnmatchedRecordsAreListed) {
+  b.records.erase(b.records.begin() + 1);  // chain=128 only in A
+  Record peak = test_support::record("compute.peak.fp32", {}, {metric("throughput/tflops", "TFLOP/s", 60, 59, 61, 9)});
+  b.records.push_back(peak);
+  const std::string md = compare_runs(a, b);
+  const auto only_a = md.find("## Only in A");
+  const auto only_b = md.find("## Only in B");
+  ASSERT_NE(only_a, std::string::npos);
+  ASSERT_NE(only_b, std::string::npos);
+  EXPECT_TRUE(has(md.substr(only_a, only_b - only_a), "| latency.alu.ffma | chain=128 | ok"));
+  EXPECT_TRUE(has(md.substr(only_b), "| compute.peak.fp32 |"));
+  EXPECT_FALSE(has(md, "|   128 |")) << "an unmatched record has no comparison row";
+  EXPECT_TRUE(has(md, "3 records matched by probe id and parameters, 4 metrics compared; 2 matched but not compared "
+                      "(skipped or failed); 1 only in A; 1 only in B."))
+      << line_with(md, "records matched");
+}
+
+TEST_F(CompareRuns, MissingMetricZeroBaselineAndUnitMismatch) {
+  b.records[3].metrics.pop_back();          // percent only in A
+  a.records[0].metrics[0].stats.median = 0;  // ratio over zero
+  b.records[1].metrics[0].unit = "ns";
+  const std::string md = compare_runs(a, b);
+  EXPECT_EQ(cells(line_with(md, "| bandwidth/percent_of_theoretical ")),
+            (std::vector<std::string>{"4", "triad", "bandwidth/percent_of_theoretical", "91.75 %", "—", ""}));
+  EXPECT_EQ(cells(line_with(md, "|    64 |")).at(4), "n/a");
+  EXPECT_EQ(cells(line_with(md, "|   128 |")).at(4), "n/a (units differ)");
+}
+
+TEST_F(CompareRuns, SkippedOrFailedOnEitherSideIsNotCompared) {
+  b.records[3].status = Status::Failed;
+  b.records[3].reason = "out of memory";
+  const std::string md = compare_runs(a, b);
+  const auto section = md.find("## Not compared");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_TRUE(has(md.substr(section), "| memory.bandwidth.dram | blocks_per_sm=4 op=triad | ok "));
+  EXPECT_TRUE(has(md.substr(section), "failed: out of memory"));
+  EXPECT_FALSE(has(md, "| bandwidth/tbps "));
+}
+
+TEST_F(CompareRuns, AnalysisAndMeasuredRecordsDoNotMatchEachOther) {
+  a.records = {test_support::record("x.y.z", {}, {metric("m", "ns", 1, 1, 1, 1)})};
+  b.records = a.records;
+  b.records[0].derived = true;
+  const std::string md = compare_runs(a, b);
+  EXPECT_TRUE(has(md, "0 records matched"));
+  EXPECT_TRUE(has(md.substr(md.find("## Only in B")), "| x.y.z (analysis) |"));
+}
+
+}  // namespace
+}  // namespace gd

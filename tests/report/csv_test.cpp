@@ -1,0 +1,113 @@
+#include "report/csv.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+using Row = std::vector<std::string>;
+
+// A strict RFC 4180 reader: if write_csv quoted anything wrongly, fields shift or merge here.
+std::vector<Row> parse_csv(const std::string& text) {
+  std::vector<Row> rows;
+  Row row;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
+      else if (c == '"') quoted = false;
+      else field += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(field), field.clear();
+    } else if (c == '\n') {
+      row.push_back(field), field.clear();
+      rows.push_back(row), row.clear();
+    } else {
+      field += c;
+    }
+  }
+  EXPECT_TRUE(field.empty() && row.empty()) << "CSV must end with a line break";
+  return rows;
+}
+
+std::string csv_of(const RunDocument& doc) {
+  std::ostringstream os;
+  write_csv(doc, os);
+  return os.str();
+}
+
+TEST(CsvField, QuotesOnlyWhenNeeded) {
+  EXPECT_EQ(csv_field("plain text"), "plain text");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field(""), "");
+}
+
+TEST(Csv, HeaderAndOneRowPerRecordAndMetric) {
+  const auto rows = parse_csv(csv_of(test_support::sample_run()));
+  ASSERT_EQ(rows.size(), 1u + 7u);  // 5 metrics in 4 records, plus one row each for skipped and failed
+  EXPECT_EQ(rows[0], (Row{"run_id", "gpu", "id", "category", "params", "status", "reason", "sass_status", "derived",
+                          "metric", "unit", "value", "median", "min", "max", "mean", "stddev", "n", "sm_clock_mhz"}));
+  for (const Row& r : rows) EXPECT_EQ(r.size(), rows[0].size());
+}
+
+TEST(Csv, FieldsCarryTheRecordExactly) {
+  const auto rows = parse_csv(csv_of(test_support::sample_run()));
+  const Row& triad = rows[4];
+  EXPECT_EQ(triad[0], "2025-11-29T14:00:00Z-5e1a2b3c");
+  EXPECT_EQ(triad[1], "NVIDIA H200");
+  EXPECT_EQ(triad[2], "memory.bandwidth.dram");
+  EXPECT_EQ(triad[4], R"({"blocks_per_sm":4,"op":"triad"})");
+  EXPECT_EQ(triad[7], "verified");
+  EXPECT_EQ(triad[9], "bandwidth/tbps");
+  EXPECT_EQ(triad[10], "TB/s");
+  EXPECT_EQ(triad[11], "4.512");
+  EXPECT_EQ(triad[16], "0.006");
+  EXPECT_EQ(triad[17], "15");
+  EXPECT_EQ(triad[18], "1980");
+  EXPECT_EQ(rows[5][9], "bandwidth/percent_of_theoretical");
+}
+
+TEST(Csv, NaNAndUnknownAreEmpty) {
+  const auto rows = parse_csv(csv_of(test_support::sample_run()));
+  const Row& fit = rows[3];
+  EXPECT_EQ(fit[8], "true");
+  EXPECT_EQ(fit[9], "latency/cycles");
+  EXPECT_EQ(fit[16], "") << "NaN stddev";
+  const Row& skipped = rows[6];
+  EXPECT_EQ(skipped[5], "skipped");
+  EXPECT_EQ(skipped[9], "");
+  EXPECT_EQ(skipped[17], "");
+  EXPECT_EQ(skipped[18], "") << "no clock observed";
+}
+
+TEST(Csv, ReasonsWithCommasQuotesAndNewlinesSurvive) {
+  RunDocument doc = test_support::sample_run();
+  doc.records[5].reason = "launch failed, code 700:\n\"illegal address\"";
+  const std::string text = csv_of(doc);
+  EXPECT_NE(text.find("\"launch failed, code 700:\n\"\"illegal address\"\"\""), std::string::npos);
+  const auto rows = parse_csv(text);
+  ASSERT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows[7][6], doc.records[5].reason);
+}
+
+TEST(Csv, LargeValuesKeepFullPrecision) {
+  RunDocument doc = test_support::sample_run();
+  doc.records[0].metrics[0].stats.median = 17179869184.0;
+  doc.records[0].metrics[0].stats.min = 0.1 + 0.2;
+  const auto rows = parse_csv(csv_of(doc));
+  EXPECT_EQ(std::stod(rows[1][12]), 17179869184.0);
+  EXPECT_EQ(std::stod(rows[1][13]), 0.1 + 0.2) << rows[1][13];
+}
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,85 @@
+#include "report/format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <sstream>
+
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+TEST(FmtNum, FourSignificantDigitsFixedNotation) {
+  EXPECT_EQ(fmt_num(4.02123), "4.021");
+  EXPECT_EQ(fmt_num(123.456), "123.5");
+  EXPECT_EQ(fmt_num(0.5), "0.5");
+  EXPECT_EQ(fmt_num(4.0), "4");
+  EXPECT_EQ(fmt_num(-2.5), "-2.5");
+  EXPECT_EQ(fmt_num(0.0012346), "0.001235");
+}
+
+TEST(FmtNum, LargeOrdinaryValuesAreNotScientific) {
+  EXPECT_EQ(fmt_num(1e6), "1000000");
+  EXPECT_EQ(fmt_num(1234567.8), "1234568");
+  EXPECT_EQ(fmt_num(99999.6), "100000");
+  EXPECT_EQ(fmt_num(9.99996), "10");
+}
+
+TEST(FmtNum, ExtremesAndSpecialValues) {
+  EXPECT_EQ(fmt_num(0.00012346), "1.235e-04");
+  EXPECT_EQ(fmt_num(2.5e15), "2.5e+15");
+  EXPECT_EQ(fmt_num(0.0), "0");
+  EXPECT_EQ(fmt_num(-0.0), "0");
+  EXPECT_EQ(fmt_num(std::numeric_limits<double>::quiet_NaN()), "n/a");
+  EXPECT_EQ(fmt_num(std::numeric_limits<double>::infinity()), "inf");
+  EXPECT_EQ(fmt_num(3.14159, 2), "3.1");
+  EXPECT_EQ(fmt_num(-0.00001), "-1e-05");
+}
+
+TEST(FormatBytes, BinaryUnits) {
+  EXPECT_EQ(format_bytes(512), "512 B");
+  EXPECT_EQ(format_bytes(62914560), "60 MiB");
+  EXPECT_EQ(format_bytes(150754820096.0), "140.4 GiB");
+}
+
+TEST(FormatMetric, SpreadOnlyWhenThereIsOne) {
+  using test_support::metric;
+  EXPECT_EQ(format_metric(metric("l", "cycles", 4.021, 3.99, 4.1, 20), true), "4.021 cycles (3.99–4.1, n=20)");
+  EXPECT_EQ(format_metric(metric("l", "cycles", 4.021, 3.99, 4.1, 20), false), "4.021 (3.99–4.1, n=20)");
+  EXPECT_EQ(format_metric(metric("l", "cycles", 4, 4, 4, 1), true), "4 cycles");
+  EXPECT_EQ(format_metric(metric("l", "cycles", 4, 4, 4, 3), true), "4 cycles (n=3)");
+  Metric empty;
+  empty.unit = "ns";
+  EXPECT_EQ(format_metric(empty, true), "n/a");
+}
+
+TEST(Pad, CountsCodePointsNotBytes) {
+  EXPECT_EQ(display_width("4–5 °C"), 6u);
+  EXPECT_EQ(pad("ab", 4), "ab  ");
+  EXPECT_EQ(pad("a–b", 4), "a–b ");
+  EXPECT_EQ(pad("toolong", 3), "toolong");
+}
+
+TEST(MarkdownEscape, PipesAndLineBreaks) {
+  EXPECT_EQ(markdown_escape("a|b\nc\r"), "a\\|b c ");
+  EXPECT_EQ(markdown_escape("plain"), "plain");
+}
+
+TEST(MarkdownTable, AlignedColumnsAndSeparators) {
+  MarkdownTable t;
+  t.column("name").column("value", MarkdownTable::Align::Right);
+  t.row({"a", "1"}).row({"longer–name", "12345"}).row({"only"});
+  const std::string out = t.render();
+  EXPECT_EQ(out,
+            "| name        | value |\n"
+            "| ----------- | ----: |\n"
+            "| a           |     1 |\n"
+            "| longer–name | 12345 |\n"
+            "| only        |       |\n");
+  EXPECT_FALSE(t.empty());
+  EXPECT_TRUE(MarkdownTable().empty());
+}
+
+}  // namespace
+}  // namespace gd

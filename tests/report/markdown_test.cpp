@@ -1,0 +1,128 @@
+#include "report/markdown.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The line of the report that contains `part` (the first one), or "".
+std::string line_with(const std::string& text, const std::string& part) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (has(line, part)) return line;
+  return "";
+}
+
+class MarkdownReport : public ::testing::Test {
+ protected:
+  RunDocument doc = test_support::sample_run();
+};
+
+TEST_F(MarkdownReport, TitleDeviceAndRun) {
+  const std::string md = markdown_report(doc);
+  EXPECT_EQ(md.rfind("# gpudissect report: NVIDIA H200\n", 0), 0u);
+  EXPECT_TRUE(has(line_with(md, "| SMs "), "| 132"));
+  EXPECT_TRUE(has(line_with(md, "| L2 "), "50 MiB"));
+  EXPECT_TRUE(has(line_with(md, "| NVML "), "unavailable: libnvidia-ml.so.1 not found"));
+  EXPECT_TRUE(has(line_with(md, "| PCIe "), "unknown"));
+  EXPECT_TRUE(has(line_with(md, "| Tool "), "gpudissect 0.1.0 (git abc123def456)"));
+  EXPECT_TRUE(has(line_with(md, "| State "), "complete"));
+  EXPECT_FALSE(has(md, "INTERRUPTED"));
+}
+
+TEST_F(MarkdownReport, InterruptedRunIsFlagged) {
+  doc.complete = false;
+  doc.finished_at.clear();
+  const std::string md = markdown_report(doc);
+  EXPECT_TRUE(has(line_with(md, "| State "), "**INTERRUPTED**"));
+  EXPECT_TRUE(has(line_with(md, "| Finished "), "not finished"));
+  EXPECT_TRUE(has(md, "> **INTERRUPTED**: the run did not finish"));
+}
+
+TEST_F(MarkdownReport, SummaryCounts) {
+  const std::string md = markdown_report(doc);
+  EXPECT_TRUE(has(md, "| Records | Measured | Analysis | Skipped | Failed |"));
+  EXPECT_TRUE(has(md, "|       6 |        3 |        1 |       1 |      1 |")) << md;
+  EXPECT_TRUE(has(md, "SASS of the measured records: 2 verified, 1 mismatch, 0 unverified."));
+  EXPECT_TRUE(has(md, "SASS not verified for 1 of 3 measured records"));
+}
+
+TEST_F(MarkdownReport, OneTablePerProbeWithParamsMetricsAndSass) {
+  const std::string md = markdown_report(doc);
+  EXPECT_TRUE(has(md, "## latency\n\n### latency.alu.ffma\n\n| chain | time/cycles [cycles] | SM MHz | SASS"));
+  const std::string row64 = line_with(md, "|    64 |");
+  EXPECT_TRUE(has(row64, "262 (260–270, n=20)")) << row64;
+  EXPECT_TRUE(has(row64, "| verified")) << row64;
+  EXPECT_TRUE(has(line_with(md, "|   128 |"), "**MISMATCH** ⚠"));
+  EXPECT_TRUE(has(md, "- ⚠ SASS mismatch: expected FFMA >= 64, found FFMA x32, FMUL x32 (chain=128)"));
+  const std::string triad = line_with(md, "triad");
+  EXPECT_TRUE(has(triad, "4.512 (4.498–4.521, n=15)")) << triad;
+  EXPECT_TRUE(has(triad, "91.75 (91.47–91.94, n=15)")) << triad;
+  EXPECT_TRUE(has(md, "bandwidth/tbps [TB/s]"));
+  EXPECT_LT(md.find("## latency"), md.find("## memory")) << "categories in run order";
+}
+
+TEST_F(MarkdownReport, AnalysisRecordsHaveTheirOwnTable) {
+  const std::string md = markdown_report(doc);
+  const auto at = md.find("#### latency.alu.ffma: analysis\n\n| latency/cycles [cycles] |");
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_TRUE(has(md.substr(at), "|                       4 |"));
+  EXPECT_FALSE(has(line_with(md, "| latency/cycles [cycles]"), "SASS")) << "analysis has no SASS of its own";
+}
+
+TEST_F(MarkdownReport, SkippedAndFailedWithReasonsLast) {
+  const std::string md = markdown_report(doc);
+  const auto section = md.find("## Skipped and failed");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_GT(section, md.find("## memory"));
+  EXPECT_TRUE(has(line_with(md, "compute.tcgen05.mma"), "| skipped    | requires tcgen05; this GPU is sm_90"));
+  EXPECT_TRUE(has(line_with(md, "memory.latency.chase"), "**failed** | cudaErrorIllegalAddress \\| sticky"))
+      << "a pipe in a reason must not break the table";
+  EXPECT_FALSE(has(md, "### compute.tcgen05.mma")) << "a probe that never ran has no value table";
+}
+
+TEST_F(MarkdownReport, NothingSkipped) {
+  doc.records.resize(4);
+  EXPECT_TRUE(has(markdown_report(doc), "## Skipped and failed\n\nNone: every selected probe ran."));
+}
+
+TEST_F(MarkdownReport, UnverifiedSassIsFlagged) {
+  doc.records[0].sass = {SassStatus::Unverified, "nvdisasm not found"};
+  const std::string md = markdown_report(doc);
+  EXPECT_TRUE(has(line_with(md, "|    64 |"), "**unverified** ⚠"));
+  EXPECT_TRUE(has(md, "- ⚠ SASS unverified: nvdisasm not found (chain=64)"));
+}
+
+TEST_F(MarkdownReport, ToleratesAnEmptyDevice) {
+  doc.device = nlohmann::json::object();
+  const std::string md = markdown_report(doc);
+  EXPECT_EQ(md.rfind("# gpudissect report: unknown GPU\n", 0), 0u);
+  EXPECT_TRUE(has(line_with(md, "| SMs "), "unknown"));
+  EXPECT_TRUE(has(line_with(md, "| Compute capability "), "unknown"));
+  doc.device = nullptr;
+  EXPECT_TRUE(has(markdown_report(doc), "| NVML "));
+}
+
+TEST(MarkdownReportFixture, FullDeviceDescription) {
+  const std::string md = markdown_report(read_run_file(test_support::fixture("runs/h200_small.json")));
+  EXPECT_TRUE(has(line_with(md, "| Compute capability "), "9.0 (running sm_90a code)"));
+  EXPECT_TRUE(has(line_with(md, "| SM clock "), "max 1980 MHz, 1980 MHz at start (NVML)"));
+  EXPECT_TRUE(has(line_with(md, "| Memory "), "140.4 GiB, 6144-bit bus, max 3201 MHz, 4918 GB/s theoretical"));
+  EXPECT_TRUE(has(line_with(md, "| L2 "), "60 MiB"));
+  EXPECT_TRUE(has(line_with(md, "| Driver / runtime "), "driver 570.86.15 (CUDA 12.8), runtime CUDA 12.4"));
+  EXPECT_TRUE(has(line_with(md, "| NVML "), "118.5 W of 700 W limit, 34 °C"));
+  EXPECT_TRUE(has(line_with(md, "| ECC "), "on"));
+  EXPECT_TRUE(has(line_with(md, "| PCIe "), "Gen5 x16"));
+  EXPECT_TRUE(has(line_with(md, "| Features "), "clusters, tma, wgmma, setmaxnreg"));
+  EXPECT_TRUE(has(line_with(md, "| write |"), "**unverified** ⚠"));
+  EXPECT_TRUE(has(line_with(md, "triad"), "|   1755 |"));
+}
+
+}  // namespace
+}  // namespace gd
