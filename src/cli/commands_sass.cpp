@@ -1,0 +1,224 @@
+// `sass`, `verify` and `isa`: the commands that look at the machine code itself.
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/match.hpp"
+#include "core/registry.hpp"
+#include "sass/disasm.hpp"
+#include "sass/fatbin.hpp"
+#include "sass/isa.hpp"
+#include "sass/patch.hpp"
+#include "sass/verify.hpp"
+
+namespace gd::cli {
+namespace {
+
+using sass::Arch;
+using sass::Cubin;
+
+constexpr int kExitMismatch = 1;
+
+std::string hex64(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string address_text(std::uint64_t a) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "/*%04llx*/", static_cast<unsigned long long>(a));
+  return buf;
+}
+
+// The cubins a command looks at: one file, or those embedded in an executable (ours by default).
+struct CubinSource {
+  std::string cubin_file;
+  std::string executable;
+  std::string arch;  // empty: all
+
+  std::vector<Cubin> load() const {
+    std::vector<Cubin> out;
+    if (!cubin_file.empty()) {
+      out.push_back(Cubin::from_file(cubin_file));
+    } else {
+      auto embedded = sass::embedded_cubins(executable.empty() ? sass::own_executable_path() : executable);
+      for (const auto& p : embedded.problems) std::cerr << "gpudissect: note: " << p << "\n";
+      out = std::move(embedded.cubins);
+    }
+    if (arch.empty()) return out;
+    const Arch want = Arch::parse(arch);
+    std::vector<Cubin> kept;
+    std::string have;
+    for (auto& c : out) {
+      if (have.find(c.arch().name()) == std::string::npos) have += (have.empty() ? "" : ", ") + c.arch().name();
+      if (c.arch() == want) kept.push_back(std::move(c));
+    }
+    if (kept.empty()) throw UserError("no " + want.name() + " code here (present: " + (have.empty() ? "none" : have) + ")");
+    return kept;
+  }
+};
+
+void add_source_options(CLI::App* cmd, CubinSource& src) {
+  cmd->add_option("--arch", src.arch, "Architecture, e.g. sm_90a (default: every one present)");
+  cmd->add_option("--cubin", src.cubin_file, "Read this cubin instead of our own binary");
+  cmd->add_option("--exe", src.executable, "Read the cubins embedded in this executable");
+}
+
+void print_kernel_header(const Cubin& c, const sass::Kernel& k, std::ostream& os) {
+  os << "// " << c.arch().name() << "  " << k.demangled;
+  if (k.demangled != k.name) os << "  [" << k.name << "]";
+  os << "\n//   " << k.instruction_count() << " instructions, registers " << k.info.registers << ", params "
+     << k.info.params.size() << " (" << k.info.param_bank_size << " bytes)";
+  if (!k.info.exit_offsets.empty()) {
+    os << ", EXIT at";
+    for (auto e : k.info.exit_offsets) os << " 0x" << std::hex << e << std::dec;
+  }
+  os << "\n";
+}
+
+void print_instruction(const sass::SassInstruction& i, std::ostream& os) {
+  std::string text = i.text.empty() ? "?" : i.text + " ;";
+  if (i.reads_clock()) text += "   // clock";
+  os << "  " << address_text(i.address) << "  " << std::left << std::setw(26) << i.control.to_string() << " "
+     << std::setw(52) << text << " /* " << hex64(i.raw.lo) << " " << hex64(i.raw.hi) << " */\n";
+}
+
+int do_sass(const CubinSource& src, const std::string& glob) {
+  const auto cubins = src.load();
+  std::vector<std::string> names;
+  int shown = 0;
+  for (const auto& c : cubins) {
+    const bool any = std::any_of(c.kernels().begin(), c.kernels().end(), [&](const sass::Kernel& k) {
+      return glob.empty() || glob_match(glob, k.demangled) || glob_match(glob, k.name);
+    });
+    for (const auto& k : c.kernels()) names.push_back(k.demangled);
+    if (!any) continue;
+    const sass::Disassembly d = sass::disassemble(c);
+    if (!d.has_text) std::cerr << "gpudissect: note: " << d.note << "; showing control words and raw bits only\n";
+    for (const auto& k : c.kernels()) {
+      if (!glob.empty() && !glob_match(glob, k.demangled) && !glob_match(glob, k.name)) continue;
+      print_kernel_header(c, k, std::cout);
+      for (const auto& i : d.kernels.at(k.name)) print_instruction(i, std::cout);
+      std::cout << "\n";
+      ++shown;
+    }
+  }
+  if (shown == 0) {
+    std::string hint;
+    for (const auto& n : closest(glob, names)) hint += "\n  " + n;
+    throw UserError("no kernel matches '" + glob + "'" + (hint.empty() ? "" : "; closest:" + hint));
+  }
+  return 0;
+}
+
+void add_sass(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("sass", "Annotated SASS listing (control words decoded) of our kernels or a cubin");
+  auto src = std::make_shared<CubinSource>();
+  auto glob = std::make_shared<std::string>();
+  add_source_options(cmd, *src);
+  cmd->add_option("--kernel", *glob, "Glob over the demangled kernel name");
+  cmd->callback([&action, src, glob] { action = [src, glob] { return do_sass(*src, *glob); }; });
+}
+
+// --------------------------------------------------------------------------------- verify
+
+int do_verify(const std::string& arch_text, const std::string& filter, const std::string& exe) {
+  sass::Verifier verifier(exe);
+  std::vector<Arch> archs = verifier.archs();
+  if (!arch_text.empty()) archs = {Arch::parse(arch_text)};
+  if (archs.empty()) throw UserError("the binary carries no SASS to verify against");
+  std::vector<const ProbeSpec*> probes;
+  std::vector<std::string> ids;
+  for (const auto& p : Registry::global().probes()) {
+    ids.push_back(p.id);
+    if (filter.empty() || glob_match(filter, p.id)) probes.push_back(&p);
+  }
+  if (probes.empty()) {
+    std::string hint;
+    for (const auto& n : closest(filter, ids)) hint += " " + n;
+    throw UserError("no probe matches '" + filter + "'" + (hint.empty() ? "" : "; closest:" + hint));
+  }
+  int counts[3] = {0, 0, 0};
+  std::size_t width = 8;
+  for (const auto* p : probes) width = std::max(width, p->id.size());
+  std::cout << std::left << std::setw(int(width)) << "probe" << "  " << std::setw(8) << "arch" << "  "
+            << std::setw(10) << "sass" << "  detail\n";
+  for (const Arch& a : archs)
+    for (const auto* p : probes) {
+      const SassCheck c = verifier.verify(*p, a);
+      ++counts[static_cast<int>(c.status)];
+      std::cout << std::setw(int(width)) << p->id << "  " << std::setw(8) << a.name() << "  " << std::setw(10)
+                << to_string(c.status) << "  " << c.detail << "\n";
+    }
+  std::cout << "\n" << counts[0] << " verified, " << counts[1] << " mismatch, " << counts[2] << " unverified\n";
+  return counts[static_cast<int>(SassStatus::Mismatch)] > 0 ? kExitMismatch : 0;
+}
+
+void add_verify(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("verify", "Check every probe's declared SASS against the compiled code (offline)");
+  auto arch = std::make_shared<std::string>();
+  auto filter = std::make_shared<std::string>();
+  auto exe = std::make_shared<std::string>();
+  cmd->add_option("--arch", *arch, "Architecture, e.g. sm_90a (default: every one in the binary)");
+  cmd->add_option("--filter", *filter, "Glob over probe ids");
+  cmd->add_option("--exe", *exe, "Verify the code embedded in this executable instead of ours");
+  cmd->callback([&action, arch, filter, exe] {
+    action = [arch, filter, exe] { return do_verify(*arch, *filter, *exe); };
+  });
+}
+
+// ------------------------------------------------------------------------------------ isa
+
+void add_isa(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("isa", "Build ISA reference tables (opcodes, forms, encodings, control words)");
+  auto opts = std::make_shared<sass::IsaOptions>();
+  cmd->add_option("--arch", opts->arch_text, "Architecture, e.g. sm_90a")->required();
+  cmd->add_option("--out", opts->out_dir, "Output directory (default: isa-<arch>)");
+  cmd->add_option("--exe", opts->executable, "Take the kernels of this executable instead of ours");
+  cmd->add_option("--corpus", opts->corpus_dir, "Directory of .cu corpus files (default: src/sass/corpus)");
+  cmd->add_flag("--no-corpus", opts->skip_corpus, "Use only the binary's kernels, not the PTX corpus");
+  cmd->callback([&action, opts] {
+    action = [opts] {
+      const sass::IsaSummary s = sass::build_isa_tables(*opts, std::cerr);
+      std::cout << s.arch << ": " << s.instructions << " instructions, " << s.opcodes << " opcodes, " << s.forms
+                << " forms, " << s.encoding_variants << " encoding variants\n"
+                << "wrote " << s.markdown_path << "\n      " << s.json_path << "\n";
+      return 0;
+    };
+  });
+}
+
+// --------------------------------------------------------------------------- __patch-child
+
+// Internal: runs one patched launch for sass::launch_in_child, in a fresh process so that a
+// kernel that traps or corrupts memory takes only this process down.
+void add_patch_child(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("__patch-child", "internal: launch a patched cubin (used by patch probes)");
+  cmd->group("");  // hidden from --help
+  auto cubin = std::make_shared<std::string>();
+  auto job = std::make_shared<std::string>();
+  cmd->add_option("cubin", *cubin)->required();
+  cmd->add_option("job", *job)->required();
+  cmd->callback([&action, cubin, job] {
+    action = [cubin, job] { return sass::patch_child_main(*cubin, *job, std::cout); };
+  });
+}
+
+}  // namespace
+
+void add_sass_commands(CLI::App& app, std::function<int()>& action) {
+  add_sass(app, action);
+  add_verify(app, action);
+  add_isa(app, action);
+  add_patch_child(app, action);
+}
+
+}  // namespace gd::cli

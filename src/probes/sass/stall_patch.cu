@@ -1,0 +1,188 @@
+// Control-bit experiment: the stall count ptxas writes on each FFMA of a dependent chain, lowered
+// by patching the cubin, shows where the hardware stops hiding latency (results silently go wrong).
+// It tells a kernel author the real FFMA latency the compiler must respect, straight from the chip.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/ptx.cuh"
+#include "core/registry.hpp"
+#include "sass/fatbin.hpp"
+#include "sass/patch.hpp"
+
+namespace gd {
+namespace stall_patch {
+
+constexpr int kChain = 64;      // dependent FFMAs, fully unrolled: one identical word repeated
+constexpr int kThreads = 32;    // one warp: nothing else can issue in a stall the patch removes
+
+// x <- x * a + b with a = 1 and b a small integer: every step is exact, so the result counts the
+// steps that saw their predecessor's result; a step that read a stale register is a missing b.
+// External linkage: the host never launches it through the runtime, so an internal-linkage
+// kernel could be dropped; the probe finds it in the cubin and launches it patched.
+__global__ void ffma_stall_chain_kernel(float* x_io, long long* cycles, float a, float b) {
+  float x = x_io[threadIdx.x];
+  const long long c0 = clock64();
+#pragma unroll
+  for (int i = 0; i < kChain; ++i) x = ptx::ffma(x, a, b);
+  const long long c1 = clock64();
+  x_io[threadIdx.x] = x;
+  if (threadIdx.x == 0) cycles[0] = c1 - c0;
+}
+
+}  // namespace stall_patch
+
+namespace {
+
+using stall_patch::kChain;
+using stall_patch::kThreads;
+
+struct ChainLocation {
+  sass::Cubin cubin;
+  std::string kernel_name;
+  sass::InstructionRun run;
+  const sass::Kernel& kernel() const { return *cubin.find_kernel(kernel_name); }
+};
+
+sass::Arch code_arch(const DeviceInfo& d, const sass::EmbeddedCubins& ours) {
+  if (!d.arch_code_loaded.empty()) return sass::Arch::parse(d.arch_code_loaded);
+  for (bool specific : {true, false})
+    for (const auto& a : ours.archs())
+      if (a.sm == d.cc() && a.specific == specific) return a;
+  throw SkipProbe("the binary has no SASS for " + d.sm_name() + " to patch");
+}
+
+ChainLocation locate_chain(const DeviceInfo& device) {
+  sass::EmbeddedCubins ours = sass::own_cubins();
+  const sass::Arch arch = code_arch(device, ours);
+  for (auto& c : ours.cubins) {
+    if (!(c.arch() == arch)) continue;
+    for (const auto& k : c.kernels()) {
+      if (k.demangled.find("ffma_stall_chain_kernel") == std::string::npos) continue;
+      const std::string name = k.name;
+      ChainLocation loc{std::move(c), name, {}};
+      loc.run = sass::longest_identical_run(loc.cubin, loc.kernel());
+      // The last FFMA may write a different register (the one stored), so it can fall outside.
+      if (loc.run.count + 1 < std::size_t(kChain))
+        throw Error("expected a run of at least " + std::to_string(kChain - 1) + " identical FFMA words, found " +
+                    std::to_string(loc.run.count) + ": the chain was not compiled as written");
+      return loc;
+    }
+  }
+  throw Error("the " + arch.name() + " code of this binary has no ffma_stall_chain_kernel");
+}
+
+// Every FFMA of the identical run but its last gets `stall`: each of them feeds the next FFMA.
+sass::Cubin with_stall(const ChainLocation& loc, int stall) {
+  std::vector<sass::InstructionEdit> edits;
+  for (std::size_t i = loc.run.first; i + 1 < loc.run.first + loc.run.count; ++i) {
+    sass::ControlWord w = sass::ControlWord::decode(loc.cubin.instruction(loc.kernel(), i).hi);
+    w.stall = stall;
+    edits.push_back({loc.kernel_name, i, std::nullopt, w});
+  }
+  return sass::apply_patch(loc.cubin, edits);
+}
+
+struct StallOutcome {
+  int stall = 0;
+  std::string kind;
+  int wrong_lanes = 0;
+  double mean_missing_steps = 0;  // steps whose result a dependent FFMA did not see
+  long long cycles = 0;
+};
+
+StallOutcome run_with_stall(const ChainLocation& loc, int stall, const DeviceInfo& device,
+                            const std::vector<float>& x0, float b) {
+  const sass::Cubin patched = stall < 0 ? loc.cubin : with_stall(loc, stall);
+  sass::LaunchJob job;
+  job.kernel = loc.kernel_name;
+  job.device = device.index;
+  job.block = kThreads;
+  const long long zero = 0;
+  const float a = 1.0f;
+  job.args = {sass::LaunchArg::device_buffer(x0.data(), x0.size() * sizeof(float)),
+              sass::LaunchArg::device_buffer(&zero, sizeof zero), sass::LaunchArg::of(a), sass::LaunchArg::of(b)};
+  const sass::LaunchOutcome o = sass::launch_in_child(patched, job);
+  StallOutcome s{stall, sass::to_string(o.kind) + (o.completed() ? "" : ": " + o.message)};
+  if (!o.completed()) return s;
+  const auto* got = reinterpret_cast<const float*>(o.buffers.at(0).data());
+  double missing = 0;
+  for (int i = 0; i < kThreads; ++i) {
+    const float expected = x0[i] + float(kChain) * b;  // exact: all values are small integers
+    if (got[i] != expected) ++s.wrong_lanes;
+    missing += (expected - got[i]) / b;
+  }
+  s.mean_missing_steps = missing / kThreads;
+  std::memcpy(&s.cycles, o.buffers.at(1).data(), sizeof s.cycles);
+  return s;
+}
+
+void run_stall_patch(ProbeContext& ctx) {
+  if (const char* off = std::getenv("GPUDISSECT_NO_PATCH"); off && *off && std::string(off) != "0")
+    ctx.skip("cubin patching is turned off (GPUDISSECT_NO_PATCH)");
+  const ChainLocation loc = locate_chain(ctx.device());
+  const int compiler_stall = sass::ControlWord::decode(loc.cubin.instruction(loc.kernel(), loc.run.first + 1).hi).stall;
+
+  std::mt19937 rng(std::random_device{}());
+  std::vector<float> x0(kThreads);
+  for (auto& v : x0) v = float(rng() % 1000);
+  const float b = float(1 + rng() % 7);
+
+  const StallOutcome baseline = run_with_stall(loc, -1, ctx.device(), x0, b);
+  if (baseline.kind != "completed" || baseline.wrong_lanes)
+    throw Error("the unpatched kernel loaded through the driver API is already wrong (" + baseline.kind + ", " +
+                std::to_string(baseline.wrong_lanes) + " wrong lanes): the loading path is broken");
+  const int top = std::min(15, compiler_stall + (ctx.quick() ? 1 : 4));
+  std::vector<StallOutcome> outcomes;
+  for (int s = 0; s <= top; ++s) outcomes.push_back(run_with_stall(loc, s, ctx.device(), x0, b));
+
+  // The threshold: the smallest stall from which every larger tested stall gives right results.
+  int threshold = -1;
+  for (int i = int(outcomes.size()) - 1; i >= 0; --i) {
+    const bool right = outcomes[i].kind == "completed" && outcomes[i].wrong_lanes == 0;
+    if (!right) break;
+    threshold = outcomes[i].stall;
+  }
+  if (threshold < 0) throw Error("no tested stall count gave the right result, not even " + std::to_string(top));
+  const bool took_effect = threshold > 0;  // a lower stall corrupted results: the edit reached the chip
+
+  nlohmann::json table = nlohmann::json::array();
+  for (const auto& o : outcomes)
+    table.push_back({{"stall", o.stall}, {"outcome", o.kind}, {"wrong_lanes", o.wrong_lanes},
+                     {"mean_missing_steps", o.mean_missing_steps}, {"cycles", o.cycles},
+                     {"cycles_per_ffma", double(o.cycles) / kChain}});
+  ctx.extra()["stall_sweep"] = table;
+  ctx.extra()["arch"] = loc.cubin.arch().name();
+  ctx.extra()["chain"] = {{"kernel", loc.kernel_name}, {"first_instruction", loc.run.first}, {"length", kChain},
+                          {"patched_instructions", loc.run.count - 1}};
+  ctx.extra()["patch_took_effect"] = took_effect;
+  ctx.extra()["mercury_sections"] = loc.cubin.has_mercury_sections();
+  ctx.metric("stall/threshold", double(threshold));
+  ctx.metric("stall/compiler", double(compiler_stall));
+  ctx.metric("cycles_per_ffma/unpatched", double(baseline.cycles) / kChain);
+}
+
+ProbeSpec stall_patch_spec() {
+  ProbeSpec s;
+  s.id = "sass.patch.ffma_stall";
+  s.description = "lowest FFMA stall count that keeps a dependent chain correct (cubin patched, run in a child)";
+  s.needs.min_cc = 70;  // the control-word layout patched here is Volta's and later
+  s.sass = {SassExpectation{"*ffma_stall_chain_kernel*", SassRegion::Clocked, {{"FFMA", kChain, kChain}}}};
+  s.metrics = {{"stall/threshold", "cycles", "smallest stall on a dependent FFMA that still gives right results"},
+               {"stall/compiler", "cycles", "the stall ptxas wrote on the chain"},
+               {"cycles_per_ffma/unpatched", "cycles", "clock64 cycles per chain step as compiled"}};
+  s.run = run_stall_patch;
+  s.time_cap_s = 120;
+  s.quick_time_cap_s = 60;
+  return s;
+}
+
+GD_REGISTER_PROBE(stall_patch_spec());
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,81 @@
+// SASS text through NVIDIA's disassemblers (not ours to ship: found on the machine), parsed into
+// instructions and joined with the raw words and decoded control words read from the cubin.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sass/control.hpp"
+#include "sass/elf.hpp"
+
+namespace gd::sass {
+
+struct SassInstruction {
+  std::uint64_t address = 0;   // byte offset in the kernel's .text
+  std::string predicate;       // "@P0", "@!PT" or empty
+  std::string opcode;          // with modifiers: "IMAD.WIDE.U32"
+  std::vector<std::string> operands;
+  std::string text;            // the instruction as the disassembler printed it, without ';'
+  Instruction128 raw;
+  ControlWord control;
+
+  std::string base_opcode() const;               // "IMAD"
+  std::vector<std::string> modifiers() const;    // {"WIDE", "U32"}
+  // True for a read of the SM cycle counter (clock/clock64: CS2R, S2R, S2UR, CS2UR of SR_CLOCK*).
+  bool reads_clock() const;
+};
+
+// Splits one disassembly statement ("@!P0 BRA `(.L_x_0)") into predicate, opcode and operands.
+// Returns nullopt for text that is not an instruction.
+std::optional<SassInstruction> parse_statement(const std::string& statement);
+
+// Parses disassembler output (nvdisasm on a cubin, or cuobjdump -sass) into kernels by name.
+// Instructions carry address and text; raw words are joined by the caller from the cubin.
+std::map<std::string, std::vector<SassInstruction>> parse_disassembly(const std::string& output);
+
+struct DisassemblerTools {
+  std::optional<std::string> nvdisasm;
+  std::optional<std::string> cuobjdump;
+  bool any() const { return nvdisasm || cuobjdump; }
+  std::string missing_reason() const;  // what to install, for messages
+};
+// Looks in $GPUDISSECT_NVDISASM / $GPUDISSECT_CUOBJDUMP, PATH, $CUDA_HOME/bin, /usr/local/cuda/bin
+// and the nvidia-cuda-nvdisasm / nvidia-cuda-cuobjdump Python wheels. Cached after the first call.
+const DisassemblerTools& disassembler_tools();
+
+// Every kernel of a cubin, its instructions joined with raw words and control words. Without a
+// disassembler the instructions carry raw words and control words only (empty opcode).
+struct Disassembly {
+  std::map<std::string, std::vector<SassInstruction>> kernels;  // by mangled name
+  bool has_text = false;    // a disassembler ran
+  std::string note;         // why there is no text, when there is none
+};
+Disassembly disassemble(const Cubin& cubin);
+// Raw words and control words only, for one kernel.
+std::vector<SassInstruction> raw_instructions(const Cubin& cubin, const Kernel& kernel);
+
+// Runs a shell command, returns its exit status and combined output.
+struct CommandResult {
+  int status = -1;
+  std::string output;
+};
+CommandResult run_command(const std::string& command);
+std::string shell_quote(const std::string& s);
+
+// A file in the temporary directory, removed when this goes out of scope.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& suffix);
+  ~TempFile();
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+  void write(const void* data, std::size_t size) const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace gd::sass

@@ -1,0 +1,306 @@
+#include "sass/isa.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+
+#include "core/error.hpp"
+#include "sass/fatbin.hpp"
+
+namespace gd::sass {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool bit(const Instruction128& w, int i) { return ((i < 64 ? w.lo >> i : w.hi >> (i - 64)) & 1) != 0; }
+
+bool is_control_bit(int i) { return i >= 105 && i <= 125; }
+
+std::string hex128(const Instruction128& w) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "0x%016llx%016llx", static_cast<unsigned long long>(w.hi),
+                static_cast<unsigned long long>(w.lo));
+  return buf;
+}
+
+std::string percent(std::size_t part, std::size_t whole) {
+  if (whole == 0) return "-";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * double(part) / double(whole));
+  return buf;
+}
+
+void add_to_variant(EncodingVariant& v, const Instruction128& raw) {
+  Instruction128 w = raw;
+  w.hi &= ~ControlWord::kMask;
+  if (v.count == 0) {
+    v.fixed_value = w;
+    v.fixed_mask = {~std::uint64_t(0), ~ControlWord::kMask};
+  } else {
+    // A bit stays fixed only while every instance agrees with the first.
+    v.fixed_mask.lo &= ~(w.lo ^ v.fixed_value.lo);
+    v.fixed_mask.hi &= ~(w.hi ^ v.fixed_value.hi);
+  }
+  v.fixed_value.lo &= v.fixed_mask.lo;
+  v.fixed_value.hi &= v.fixed_mask.hi;
+  ++v.count;
+}
+
+void add_to_control(ControlStats& c, const ControlWord& w) {
+  ++c.count;
+  ++c.stalls[w.stall];
+  c.write_barrier += w.write_barrier != ControlWord::kNoBarrier;
+  c.read_barrier += w.read_barrier != ControlWord::kNoBarrier;
+  c.waits += w.wait_mask != 0;
+  c.yields += w.yield;
+  c.reuse += w.reuse != 0;
+}
+
+nlohmann::json control_json(const ControlStats& c) {
+  nlohmann::json stalls = nlohmann::json::object();
+  for (const auto& [s, n] : c.stalls) stalls[std::to_string(s)] = n;
+  return {{"count", c.count},       {"typical_stall", c.typical_stall()}, {"stall_histogram", stalls},
+          {"write_barrier", c.write_barrier}, {"read_barrier", c.read_barrier}, {"wait", c.waits},
+          {"yield", c.yields},      {"reuse", c.reuse}};
+}
+
+std::optional<std::string> find_nvcc() {
+  if (const char* p = std::getenv("GPUDISSECT_NVCC"); p && *p) return std::string(p);
+  std::vector<fs::path> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::string s = path;
+    for (std::size_t b = 0, e; b <= s.size(); b = e + 1) {
+      e = s.find(':', b);
+      if (e == std::string::npos) e = s.size();
+      if (e > b) dirs.emplace_back(s.substr(b, e - b));
+    }
+  }
+  if (const char* h = std::getenv("CUDA_HOME")) dirs.emplace_back(fs::path(h) / "bin");
+  dirs.emplace_back("/usr/local/cuda/bin");
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    if (fs::is_regular_file(d / "nvcc", ec)) return (d / "nvcc").string();
+  }
+  return std::nullopt;
+}
+
+fs::path default_corpus_dir() {
+  const fs::path exe_dir = fs::path(own_executable_path()).parent_path();
+  for (const fs::path& up : {fs::path(".."), fs::path("../..")}) {
+    const fs::path p = exe_dir / up / "src/sass/corpus";
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) return fs::weakly_canonical(p);
+  }
+  return {};
+}
+
+std::string gencode(const Arch& a) {
+  const std::string n = std::to_string(a.sm) + (a.specific ? "a" : "");
+  return "arch=compute_" + n + ",code=sm_" + n;
+}
+
+// Compiles each corpus file for the arch; returns the cubins that built.
+std::vector<Cubin> compile_corpus(const fs::path& dir, const Arch& arch, std::ostream& log) {
+  std::vector<Cubin> out;
+  const auto nvcc = find_nvcc();
+  if (!nvcc) {
+    log << "gpudissect: note: nvcc not found; the PTX corpus is skipped\n";
+    return out;
+  }
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".cu") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    TempFile cubin(".cubin");
+    const std::string cmd = shell_quote(*nvcc) + " -cubin -O3 -gencode " + gencode(arch) + " -o " +
+                            shell_quote(cubin.path()) + " " + shell_quote(f.string()) + " 2>&1";
+    const CommandResult r = run_command(cmd);
+    if (r.status != 0) {
+      log << "gpudissect: note: corpus file " << f.filename().string() << " does not build for " << arch.name()
+          << ": " << r.output.substr(0, 300) << "\n";
+      continue;
+    }
+    out.push_back(Cubin::from_file(cubin.path()));
+  }
+  return out;
+}
+
+}  // namespace
+
+int ControlStats::typical_stall() const {
+  int best = 0;
+  std::size_t n = 0;
+  for (const auto& [s, c] : stalls)
+    if (c > n) best = s, n = c;
+  return best;
+}
+
+std::string operand_kind(const std::string& op) {
+  std::string o = op;
+  while (!o.empty() && (o[0] == '-' || o[0] == '!' || o[0] == '|' || o[0] == '~')) o.erase(0, 1);
+  if (o.empty()) return "?";
+  if (o.rfind("desc[", 0) == 0) return "desc";
+  if (o.rfind("c[", 0) == 0 || o.rfind("cx[", 0) == 0) return "c";
+  if (o[0] == '[') return "mem";
+  if (o.rfind("SR_", 0) == 0) return "SR";
+  if (o.rfind("UR", 0) == 0) return "UR";
+  if (o.rfind("UP", 0) == 0) return "UP";
+  if (o[0] == 'R' && (o.size() == 1 || std::isdigit(static_cast<unsigned char>(o[1])) || o.rfind("RZ", 0) == 0)) return "R";
+  if (o[0] == 'P' && (o.size() > 1 && (std::isdigit(static_cast<unsigned char>(o[1])) || o[1] == 'T'))) return "P";
+  if (o[0] == 'B' && o.size() > 1 && std::isdigit(static_cast<unsigned char>(o[1]))) return "B";
+  if (o[0] == '`' || o.rfind("0x", 0) == 0 || std::isdigit(static_cast<unsigned char>(o[0])) || o[0] == '+' ||
+      o.find("INF") != std::string::npos || o.find("NAN") != std::string::npos)
+    return "imm";
+  return o;  // a keyword operand (e.g. a LUT name or a mode) is part of the form
+}
+
+std::vector<BitField> varying_fields(const Instruction128& mask) {
+  std::vector<BitField> out;
+  for (int i = 0; i < 128;) {
+    if (!bit(mask, i) || is_control_bit(i)) {
+      ++i;
+      continue;
+    }
+    int j = i;
+    while (j < 128 && bit(mask, j) && !is_control_bit(j)) ++j;
+    out.push_back({i, j - i});
+    i = j;
+  }
+  return out;
+}
+
+void IsaTable::add(const SassInstruction& inst) {
+  if (inst.opcode.empty()) return;
+  ++instructions_;
+  InstructionForm& f = forms_[inst.opcode];
+  if (f.count++ == 0) {
+    f.form = inst.opcode;
+    f.opcode = inst.base_opcode();
+    f.example = inst.text;
+  }
+  std::string sig;
+  for (const auto& o : inst.operands) sig += (sig.empty() ? "" : ", ") + operand_kind(o);
+  add_to_variant(f.variants[sig], inst.raw);
+  f.variants[sig].signature = sig;
+  add_to_control(f.control, inst.control);
+}
+
+std::size_t IsaTable::opcode_count() const {
+  std::set<std::string> ops;
+  for (const auto& [_, f] : forms_) ops.insert(f.opcode);
+  return ops.size();
+}
+
+std::size_t IsaTable::variant_count() const {
+  std::size_t n = 0;
+  for (const auto& [_, f] : forms_) n += f.variants.size();
+  return n;
+}
+
+nlohmann::json IsaTable::to_json(const std::string& arch) const {
+  nlohmann::json forms = nlohmann::json::array();
+  for (const auto& [name, f] : forms_) {
+    nlohmann::json variants = nlohmann::json::array();
+    for (const auto& [sig, v] : f.variants) {
+      Instruction128 varying{~v.fixed_mask.lo, ~v.fixed_mask.hi & ~ControlWord::kMask};
+      nlohmann::json fields = nlohmann::json::array();
+      for (const auto& b : varying_fields(varying)) fields.push_back({{"shift", b.shift}, {"width", b.width}});
+      variants.push_back({{"operands", sig}, {"count", v.count}, {"fixed_mask", hex128(v.fixed_mask)},
+                          {"fixed_value", hex128(v.fixed_value)}, {"varying_fields", fields}});
+    }
+    forms.push_back({{"form", name}, {"opcode", f.opcode}, {"count", f.count}, {"example", f.example},
+                     {"control", control_json(f.control)}, {"variants", variants}});
+  }
+  return {{"arch", arch},
+          {"instructions", instructions_},
+          {"opcodes", opcode_count()},
+          {"forms", forms_.size()},
+          {"encoding_variants", variant_count()},
+          {"control_bits", "instruction bits 105..125: stall 105-108, yield 109 (inverted), write barrier "
+                           "110-112, read barrier 113-115, wait mask 116-121, reuse 122-125"},
+          {"form_table", forms}};
+}
+
+void IsaTable::write_markdown(std::ostream& os, const std::string& arch, const std::string& corpus_note) const {
+  os << "# " << arch << " instruction set, as compiled\n\n"
+     << "Built by `gpudissect isa` from " << corpus_note << ". " << instructions_ << " instructions: "
+     << opcode_count() << " opcodes, " << forms_.size() << " forms, " << variant_count()
+     << " encoding variants (a form with one operand-kind signature).\n\n"
+     << "Control word: bits 105-108 stall, 109 yield (stored inverted), 110-112 write barrier, "
+        "113-115 read barrier, 116-121 wait mask, 122-125 operand reuse.\n\n"
+     << "## Opcodes\n\n| opcode | forms | instances |\n|---|---:|---:|\n";
+  std::map<std::string, std::pair<std::size_t, std::size_t>> ops;
+  for (const auto& [_, f] : forms_) {
+    ops[f.opcode].first += 1;
+    ops[f.opcode].second += f.count;
+  }
+  for (const auto& [op, n] : ops) os << "| " << op << " | " << n.first << " | " << n.second << " |\n";
+  os << "\n## Forms\n\n| form | instances | variants | typical stall | write bar | read bar | waits | yield "
+        "| reuse | example |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& [name, f] : forms_) {
+    const auto& c = f.control;
+    os << "| " << name << " | " << f.count << " | " << f.variants.size() << " | " << c.typical_stall() << " | "
+       << percent(c.write_barrier, c.count) << " | " << percent(c.read_barrier, c.count) << " | "
+       << percent(c.waits, c.count) << " | " << percent(c.yields, c.count) << " | " << percent(c.reuse, c.count)
+       << " | `" << f.example << "` |\n";
+  }
+  os << "\n## Encoding variants\n\nFixed bits exclude the control word; varying fields are [shift +width] "
+        "runs of bits that differ between instances.\n\n| form | operands | instances | fixed mask | fixed value "
+        "| varying fields |\n|---|---|---:|---|---|---|\n";
+  for (const auto& [name, f] : forms_)
+    for (const auto& [sig, v] : f.variants) {
+      std::string fields;
+      Instruction128 varying{~v.fixed_mask.lo, ~v.fixed_mask.hi & ~ControlWord::kMask};
+      for (const auto& b : varying_fields(varying))
+        fields += (fields.empty() ? "" : " ") + ("[" + std::to_string(b.shift) + " +" + std::to_string(b.width) + "]");
+      os << "| " << name << " | " << sig << " | " << v.count << " | `" << hex128(v.fixed_mask) << "` | `"
+         << hex128(v.fixed_value) << "` | " << fields << " |\n";
+    }
+}
+
+IsaSummary build_isa_tables(const IsaOptions& opts, std::ostream& log) {
+  const Arch arch = Arch::parse(opts.arch_text);
+  auto embedded = embedded_cubins(opts.executable.empty() ? own_executable_path() : opts.executable);
+  std::vector<Cubin> cubins;
+  for (auto& c : embedded.cubins)
+    if (c.arch() == arch) cubins.push_back(std::move(c));
+  const std::size_t from_binary = cubins.size();
+  std::string corpus_note = std::to_string(from_binary) + " cubin(s) of the gpudissect binary";
+  if (!opts.skip_corpus) {
+    const fs::path dir = opts.corpus_dir.empty() ? default_corpus_dir() : fs::path(opts.corpus_dir);
+    if (dir.empty()) {
+      log << "gpudissect: note: no PTX corpus directory found (pass --corpus); using the binary's kernels only\n";
+    } else {
+      auto corpus = compile_corpus(dir, arch, log);
+      corpus_note += " and " + std::to_string(corpus.size()) + " corpus file(s) from " + dir.string();
+      for (auto& c : corpus) cubins.push_back(std::move(c));
+    }
+  }
+  if (cubins.empty()) throw UserError("no " + arch.name() + " code to build ISA tables from");
+  if (!disassembler_tools().any()) throw Error(disassembler_tools().missing_reason());
+  IsaTable table;
+  for (const auto& c : cubins)
+    for (const auto& [_, insts] : disassemble(c).kernels)
+      for (const auto& i : insts) table.add(i);
+
+  const fs::path out = opts.out_dir.empty() ? fs::path("isa-" + arch.name()) : fs::path(opts.out_dir);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  IsaSummary s{arch.name(), table.instructions(), table.opcode_count(), table.forms().size(), table.variant_count(),
+               (out / ("isa-" + arch.name() + ".md")).string(), (out / ("isa-" + arch.name() + ".json")).string()};
+  std::ofstream md(s.markdown_path), js(s.json_path);
+  if (!md || !js) throw UserError("cannot write ISA tables under '" + out.string() + "'");
+  table.write_markdown(md, arch.name(), corpus_note);
+  js << table.to_json(arch.name()).dump(1) << "\n";
+  return s;
+}
+
+}  // namespace gd::sass

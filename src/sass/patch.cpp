@@ -1,0 +1,349 @@
+#include "sass/patch.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "sass/disasm.hpp"
+#include "sass/fatbin.hpp"
+
+namespace gd::sass {
+
+namespace {
+
+const Kernel& kernel_named(const Cubin& c, const std::string& name) {
+  const Kernel* k = c.find_kernel(name);
+  if (!k) throw Error("patch: the " + c.arch().name() + " cubin has no kernel '" + name + "'");
+  return *k;
+}
+
+std::string to_hex(const std::vector<std::uint8_t>& b) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  s.reserve(2 * b.size());
+  for (auto v : b) {
+    s += digits[v >> 4];
+    s += digits[v & 15];
+  }
+  return s;
+}
+
+std::vector<std::uint8_t> from_hex(const std::string& s) {
+  if (s.size() % 2) throw UserError("odd-length hex string in a launch job");
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw UserError("bad hex digit in a launch job");
+  };
+  std::vector<std::uint8_t> b(s.size() / 2);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::uint8_t(nibble(s[2 * i]) << 4 | nibble(s[2 * i + 1]));
+  return b;
+}
+
+// The driver functions we need, looked up through cudart so that libcuda is not a link
+// dependency (cudart opens it at run time).
+struct DriverApi {
+  PFN_cuModuleLoadData_v2000 module_load_data = nullptr;
+  PFN_cuModuleGetFunction_v2000 module_get_function = nullptr;
+  PFN_cuModuleUnload_v2000 module_unload = nullptr;
+  PFN_cuLaunchKernel_v4000 launch_kernel = nullptr;
+  PFN_cuGetErrorString_v6000 get_error_string = nullptr;
+
+  static const DriverApi& get() {
+    static const DriverApi api = [] {
+      DriverApi a;
+      lookup("cuModuleLoadData", a.module_load_data);
+      lookup("cuModuleGetFunction", a.module_get_function);
+      lookup("cuModuleUnload", a.module_unload);
+      lookup("cuLaunchKernel", a.launch_kernel);
+      lookup("cuGetErrorString", a.get_error_string);
+      return a;
+    }();
+    return api;
+  }
+
+  void check(CUresult r, const char* what) const {
+    if (r == CUDA_SUCCESS) return;
+    const char* msg = nullptr;
+    if (get_error_string) get_error_string(r, &msg);
+    throw CudaError(cudaErrorUnknown, std::string(what) + " failed: " + (msg ? msg : "CUresult " + std::to_string(r)));
+  }
+
+ private:
+  template <class Fn>
+  static void lookup(const char* symbol, Fn& fn) {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    GD_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &status));
+    if (status != cudaDriverEntryPointSuccess || !p)
+      throw Error(std::string("the CUDA driver does not provide ") + symbol);
+    fn = reinterpret_cast<Fn>(p);
+  }
+};
+
+// Device memory freed on every path, including a kernel that failed.
+class DeviceAllocation {
+ public:
+  explicit DeviceAllocation(std::size_t n) { GD_CUDA_CHECK(cudaMalloc(&ptr_, n ? n : 1)); }
+  ~DeviceAllocation() { cudaFree(ptr_); }
+  DeviceAllocation(const DeviceAllocation&) = delete;
+  DeviceAllocation& operator=(const DeviceAllocation&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+std::string read_all(int fd, double timeout_s, bool& timed_out) {
+  std::string out;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  char buf[4096];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      return out;
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) return out;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+LaunchOutcome outcome_from_child(int status, bool timed_out, const std::string& output) {
+  LaunchOutcome o;
+  if (timed_out) {
+    o.kind = LaunchOutcome::Kind::TimedOut;
+    o.message = "the patched launch did not finish in time (killed)";
+  } else if (WIFSIGNALED(status)) {
+    o.kind = LaunchOutcome::Kind::Crashed;
+    o.message = std::string("child killed by signal ") + strsignal(WTERMSIG(status));
+  } else {
+    try {
+      // The outcome is the last line; anything before it is the driver's diagnostics.
+      const auto pos = output.rfind("\n{");
+      o = launch_outcome_from_json(nlohmann::json::parse(output.substr(pos == std::string::npos ? 0 : pos)));
+    } catch (const std::exception&) {
+      o.kind = LaunchOutcome::Kind::Crashed;
+      o.message = "child exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                  " without an outcome: " + output.substr(0, 300);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------- edits
+
+Cubin apply_patch(const Cubin& cubin, const std::vector<InstructionEdit>& edits, const PatchOptions& opts) {
+  Cubin out = cubin;
+  for (const auto& e : edits) {
+    const Kernel& k = kernel_named(out, e.kernel);
+    Instruction128 w = out.instruction(k, e.index);
+    if (e.word) w = *e.word;
+    if (e.control) w.hi = e.control->encode(w.hi);
+    out.set_instruction(k, e.index, w);
+  }
+  if (opts.disable_opportunistic_finalization && out.has_mercury_sections()) {
+    for (const auto& a : out.compat_attributes())
+      if (a.id == nvcompat::kOpportunisticFinalization) out.set_compat_byte(a.id, 0);
+  }
+  return out;
+}
+
+InstructionRun longest_identical_run(const Cubin& cubin, const Kernel& k) {
+  InstructionRun best, cur;
+  Instruction128 prev{};
+  for (std::size_t i = 0; i < k.instruction_count(); ++i) {
+    Instruction128 w = cubin.instruction(k, i);
+    w.hi &= ~ControlWord::kMask;
+    if (i > 0 && w == prev) {
+      ++cur.count;
+    } else {
+      cur = {i, 1};
+    }
+    if (cur.count > best.count) best = cur;
+    prev = w;
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------------------------- launches
+
+LaunchArg LaunchArg::value(const void* p, std::size_t n) {
+  LaunchArg a;
+  a.bytes.assign(static_cast<const std::uint8_t*>(p), static_cast<const std::uint8_t*>(p) + n);
+  return a;
+}
+
+LaunchArg LaunchArg::device_buffer(const void* p, std::size_t n) {
+  LaunchArg a = value(p, n);
+  a.buffer = true;
+  return a;
+}
+
+std::string to_string(LaunchOutcome::Kind k) {
+  switch (k) {
+    case LaunchOutcome::Kind::Completed: return "completed";
+    case LaunchOutcome::Kind::CudaError: return "cuda-error";
+    case LaunchOutcome::Kind::Crashed: return "crashed";
+    case LaunchOutcome::Kind::TimedOut: return "timed-out";
+    case LaunchOutcome::Kind::NotRun: return "not-run";
+  }
+  return "?";
+}
+
+nlohmann::json to_json(const LaunchJob& job) {
+  nlohmann::json args = nlohmann::json::array();
+  for (const auto& a : job.args) args.push_back({{"buffer", a.buffer}, {"hex", to_hex(a.bytes)}});
+  return {{"kernel", job.kernel}, {"device", job.device}, {"grid", job.grid}, {"block", job.block}, {"args", args}};
+}
+
+LaunchJob launch_job_from_json(const nlohmann::json& j) {
+  try {
+    LaunchJob job;
+    job.kernel = j.at("kernel").get<std::string>();
+    job.device = j.at("device").get<int>();
+    job.grid = j.at("grid").get<unsigned>();
+    job.block = j.at("block").get<unsigned>();
+    for (const auto& a : j.at("args")) {
+      LaunchArg arg;
+      arg.buffer = a.at("buffer").get<bool>();
+      arg.bytes = from_hex(a.at("hex").get<std::string>());
+      job.args.push_back(std::move(arg));
+    }
+    return job;
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(std::string("malformed launch job: ") + e.what());
+  }
+}
+
+nlohmann::json to_json(const LaunchOutcome& o) {
+  nlohmann::json buffers = nlohmann::json::array();
+  for (const auto& b : o.buffers) buffers.push_back(to_hex(b));
+  return {{"kind", to_string(o.kind)}, {"message", o.message}, {"buffers", buffers}};
+}
+
+LaunchOutcome launch_outcome_from_json(const nlohmann::json& j) {
+  LaunchOutcome o;
+  const std::string kind = j.at("kind").get<std::string>();
+  for (auto k : {LaunchOutcome::Kind::Completed, LaunchOutcome::Kind::CudaError, LaunchOutcome::Kind::Crashed,
+                 LaunchOutcome::Kind::TimedOut, LaunchOutcome::Kind::NotRun})
+    if (to_string(k) == kind) o.kind = k;
+  o.message = j.at("message").get<std::string>();
+  for (const auto& b : j.at("buffers")) o.buffers.push_back(from_hex(b.get<std::string>()));
+  return o;
+}
+
+LaunchOutcome launch_here(const std::vector<std::uint8_t>& cubin, const LaunchJob& job) {
+  GD_CUDA_CHECK(cudaSetDevice(job.device));
+  GD_CUDA_CHECK(cudaFree(nullptr));  // makes the primary context current for the driver calls
+  const DriverApi& drv = DriverApi::get();
+  CUmodule module = nullptr;
+  drv.check(drv.module_load_data(&module, cubin.data()), "cuModuleLoadData");
+  struct Unload {
+    const DriverApi& d;
+    CUmodule m;
+    ~Unload() { d.module_unload(m); }
+  } unload{drv, module};
+  CUfunction fn = nullptr;
+  drv.check(drv.module_get_function(&fn, module, job.kernel.c_str()), "cuModuleGetFunction");
+
+  std::vector<std::unique_ptr<DeviceAllocation>> buffers;
+  std::vector<void*> device_ptrs(job.args.size(), nullptr);
+  std::vector<void*> params;
+  for (std::size_t i = 0; i < job.args.size(); ++i) {
+    const LaunchArg& a = job.args[i];
+    if (a.buffer) {
+      buffers.push_back(std::make_unique<DeviceAllocation>(a.bytes.size()));
+      device_ptrs[i] = buffers.back()->get();
+      GD_CUDA_CHECK(cudaMemcpy(device_ptrs[i], a.bytes.data(), a.bytes.size(), cudaMemcpyHostToDevice));
+      params.push_back(&device_ptrs[i]);
+    } else {
+      params.push_back(const_cast<std::uint8_t*>(a.bytes.data()));
+    }
+  }
+  drv.check(drv.launch_kernel(fn, job.grid, 1, 1, job.block, 1, 1, 0, nullptr, params.data(), nullptr),
+            "cuLaunchKernel");
+  LaunchOutcome o;
+  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
+    o.kind = LaunchOutcome::Kind::CudaError;
+    o.message = std::string("kernel failed: ") + cudaGetErrorString(e);
+    return o;
+  }
+  for (std::size_t i = 0; i < job.args.size(); ++i) {
+    if (!job.args[i].buffer) continue;
+    std::vector<std::uint8_t> host(job.args[i].bytes.size());
+    GD_CUDA_CHECK(cudaMemcpy(host.data(), device_ptrs[i], host.size(), cudaMemcpyDeviceToHost));
+    o.buffers.push_back(std::move(host));
+  }
+  o.kind = LaunchOutcome::Kind::Completed;
+  return o;
+}
+
+LaunchOutcome launch_in_child(const Cubin& cubin, const LaunchJob& job, double timeout_s,
+                              const std::string& executable) {
+  TempFile cubin_file(".cubin"), job_file(".json");
+  cubin_file.write(cubin.bytes().data(), cubin.bytes().size());
+  const std::string job_text = to_json(job).dump();
+  job_file.write(job_text.data(), job_text.size());
+  const std::string exe = executable.empty() ? own_executable_path() : executable;
+
+  // Everything the child needs is prepared before fork: between fork and exec only
+  // async-signal-safe calls are allowed (the CUDA runtime may have threads running).
+  std::vector<std::string> argv_s = {exe, "__patch-child", cubin_file.path(), job_file.path()};
+  std::vector<char*> argv;
+  for (auto& s : argv_s) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  int fds[2];
+  if (::pipe(fds) != 0) throw Error("patch: cannot create a pipe to the child");
+  const pid_t pid = ::fork();
+  if (pid < 0) throw Error("patch: fork failed");
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::dup2(fds[1], STDERR_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  bool timed_out = false;
+  const std::string output = read_all(fds[0], timeout_s, timed_out);
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return outcome_from_child(status, timed_out, output);
+}
+
+int patch_child_main(const std::string& cubin_path, const std::string& job_path, std::ostream& out) {
+  LaunchOutcome o;
+  try {
+    const std::vector<std::uint8_t> cubin = read_file_bytes(cubin_path);
+    const std::vector<std::uint8_t> job_bytes = read_file_bytes(job_path);
+    const auto job = launch_job_from_json(nlohmann::json::parse(job_bytes.begin(), job_bytes.end()));
+    o = launch_here(cubin, job);
+  } catch (const std::exception& e) {
+    o.kind = LaunchOutcome::Kind::CudaError;
+    o.message = e.what();
+  }
+  out << "\n" << to_json(o).dump() << "\n";
+  out.flush();
+  return 0;
+}
+
+}  // namespace gd::sass

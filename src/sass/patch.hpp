@@ -1,0 +1,87 @@
+// Cubin patching for control-bit experiments: edit the control fields (or whole words) of chosen
+// instructions in place, load the result through the driver API and launch it in a child process,
+// so a patched kernel that corrupts memory or traps cannot take the measuring process down.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sass/control.hpp"
+#include "sass/elf.hpp"
+
+namespace gd::sass {
+
+struct InstructionEdit {
+  std::string kernel;                 // mangled or demangled name
+  std::size_t index = 0;              // instruction index (byte offset / 16)
+  std::optional<Instruction128> word; // replaces the whole instruction first, when set
+  std::optional<ControlWord> control; // then replaces its control fields, when set
+};
+
+struct PatchOptions {
+  // Blackwell cubins carry a second copy of the code the driver may finalize from instead of
+  // .text; clearing the .nv.compat opt-in keeps it on the edited .text.
+  bool disable_opportunistic_finalization = true;
+};
+
+// A copy of `cubin` with the edits applied. Sizes and offsets never change, so relocations and
+// .nv.info stay valid. Throws gd::Error for an unknown kernel or an index past its end.
+Cubin apply_patch(const Cubin& cubin, const std::vector<InstructionEdit>& edits, const PatchOptions& opts = {});
+
+// The longest run of consecutive identical instruction words (ignoring control bits) in a kernel:
+// how an unrolled dependent chain looks in SASS, found without a disassembler.
+struct InstructionRun {
+  std::size_t first = 0, count = 0;
+};
+InstructionRun longest_identical_run(const Cubin& cubin, const Kernel& kernel);
+
+// ---------------------------------------------------------------------------- launching
+
+// One kernel launch from a cubin: arguments are raw little-endian bytes; a buffer argument is
+// copied to device memory before the launch and read back after it.
+struct LaunchArg {
+  bool buffer = false;
+  std::vector<std::uint8_t> bytes;
+  static LaunchArg value(const void* p, std::size_t n);
+  static LaunchArg device_buffer(const void* p, std::size_t n);
+  template <class T>
+  static LaunchArg of(const T& v) { return value(&v, sizeof v); }
+};
+
+struct LaunchJob {
+  std::string kernel;  // mangled name
+  int device = 0;
+  unsigned grid = 1, block = 32;
+  std::vector<LaunchArg> args;
+};
+
+struct LaunchOutcome {
+  enum class Kind { Completed, CudaError, Crashed, TimedOut, NotRun };
+  Kind kind = Kind::NotRun;
+  std::string message;                              // the error, signal or reason
+  std::vector<std::vector<std::uint8_t>> buffers;   // buffer arguments after the kernel, in order
+  bool completed() const { return kind == Kind::Completed; }
+};
+std::string to_string(LaunchOutcome::Kind k);
+
+nlohmann::json to_json(const LaunchJob& job);
+LaunchJob launch_job_from_json(const nlohmann::json& j);  // throws gd::UserError
+nlohmann::json to_json(const LaunchOutcome& o);
+LaunchOutcome launch_outcome_from_json(const nlohmann::json& j);
+
+// In this process: loads the cubin with cuModuleLoadData (the driver API reached through
+// cudaGetDriverEntryPointByVersion, libcuda is not linked) and launches. Throws gd::CudaError.
+LaunchOutcome launch_here(const std::vector<std::uint8_t>& cubin, const LaunchJob& job);
+
+// In a child process: `executable __patch-child CUBIN JOB` (our own binary by default), whose
+// stdout carries the outcome. The child is killed after `timeout_s`.
+LaunchOutcome launch_in_child(const Cubin& cubin, const LaunchJob& job, double timeout_s = 20,
+                              const std::string& executable = {});
+// The child's side: reads the files, launches, prints the outcome as JSON; returns exit code.
+int patch_child_main(const std::string& cubin_path, const std::string& job_path, std::ostream& out);
+
+}  // namespace gd::sass

@@ -1,0 +1,203 @@
+#include "sass/verify.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "core/match.hpp"
+
+namespace gd::sass {
+
+namespace {
+
+int count_matching(const std::vector<const SassInstruction*>& insts, const std::string& pattern) {
+  return static_cast<int>(std::count_if(insts.begin(), insts.end(), [&](const SassInstruction* i) {
+    return opcode_matches(pattern, i->opcode);
+  }));
+}
+
+// "FFMA x128, IADD3 x2, ..." for the most frequent opcodes of a region: what was found instead.
+std::string histogram(const std::vector<const SassInstruction*>& insts, std::size_t limit = 6) {
+  std::map<std::string, int> counts;
+  for (const auto* i : insts) ++counts[i->opcode];
+  std::vector<std::pair<std::string, int>> v(counts.begin(), counts.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < limit; ++i)
+    s += (i ? ", " : "") + v[i].first + " x" + std::to_string(v[i].second);
+  if (v.size() > limit) s += ", ...";
+  return s.empty() ? "nothing" : s;
+}
+
+std::string bound_text(const OpcodeExpectation& e) {
+  if (e.max < 0) return ">= " + std::to_string(e.min);
+  if (e.min == e.max) return "== " + std::to_string(e.min);
+  return "in [" + std::to_string(e.min) + ", " + std::to_string(e.max) + "]";
+}
+
+std::string region_name(SassRegion r) { return r == SassRegion::Clocked ? "clocked region" : "kernel"; }
+
+// Why one kernel fails an expectation, or empty when it meets it.
+std::string kernel_failure(const KernelCode& k, const SassExpectation& e) {
+  std::string why;
+  const auto region = region_of(k, e.region, &why);
+  if (!why.empty()) return why;
+  for (const auto& req : e.require) {
+    const int n = count_matching(region, req.opcode);
+    if (n < req.min || (req.max >= 0 && n > req.max))
+      return req.opcode + " x" + std::to_string(n) + " in the " + region_name(e.region) + " (need " +
+             bound_text(req) + "); found " + histogram(region);
+  }
+  for (const auto& f : e.forbid)
+    if (const int n = count_matching(region, f); n > 0)
+      return "forbidden " + f + " x" + std::to_string(n) + " in the " + region_name(e.region);
+  return "";
+}
+
+std::string kernel_summary(const KernelCode& k, const SassExpectation& e) {
+  const auto region = region_of(k, e.region, nullptr);
+  std::string s;
+  for (const auto& req : e.require)
+    s += (s.empty() ? "" : ", ") + req.opcode + " x" + std::to_string(count_matching(region, req.opcode));
+  return s.empty() ? "no forbidden opcodes" : s;
+}
+
+}  // namespace
+
+bool opcode_matches(const std::string& pattern, const std::string& opcode) {
+  // Modifiers are compared as whole tokens, in order, and the instruction may carry more than
+  // the pattern names (a cache hint such as .EF does not change what "STG.E.128" means).
+  const auto split = [](const std::string& s) {
+    std::vector<std::string> parts;
+    std::stringstream ss(s);
+    for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+    return parts;
+  };
+  const auto want = split(pattern), have = split(opcode);
+  if (want.empty() || have.empty() || want[0] != have[0]) return false;
+  std::size_t h = 1;
+  for (std::size_t w = 1; w < want.size(); ++w, ++h) {
+    while (h < have.size() && have[h] != want[w]) ++h;
+    if (h == have.size()) return false;
+  }
+  return true;
+}
+
+std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion region, std::string* why) {
+  std::vector<const SassInstruction*> out;
+  if (region == SassRegion::Whole) {
+    for (const auto& i : k.instructions) out.push_back(&i);
+    return out;
+  }
+  std::vector<std::size_t> clocks;
+  for (std::size_t i = 0; i < k.instructions.size(); ++i)
+    if (k.instructions[i].reads_clock()) clocks.push_back(i);
+  if (clocks.size() < 2) {
+    if (why)
+      *why = "kernel " + k.demangled + " has " + std::to_string(clocks.size()) +
+             " clock read(s): no clocked region to check";
+    return out;
+  }
+  for (std::size_t i = clocks.front() + 1; i < clocks.back(); ++i) out.push_back(&k.instructions[i]);
+  return out;
+}
+
+// ----------------------------------------------------------------------------------- CodeBase
+
+CodeBase::CodeBase(Arch arch, const std::vector<const Cubin*>& cubins) : arch_(arch) {
+  for (const Cubin* c : cubins) {
+    Disassembly d = disassemble(*c);
+    if (!d.has_text) {
+      has_text_ = false;
+      note_ = d.note;
+    }
+    for (const auto& k : c->kernels())
+      kernels_.push_back({k.name, k.demangled, std::move(d.kernels[k.name])});
+  }
+}
+
+std::vector<const KernelCode*> CodeBase::match(const std::string& glob) const {
+  std::vector<const KernelCode*> out;
+  for (const auto& k : kernels_)
+    if (glob_match(glob, k.demangled) || glob_match(glob, k.name)) out.push_back(&k);
+  return out;
+}
+
+SassCheck check_expectations(const std::vector<SassExpectation>& expectations, const CodeBase& code) {
+  const std::string arch = code.arch().name();
+  if (expectations.empty()) return {SassStatus::Unverified, "the probe declares no SASS expectations"};
+  if (code.empty()) return {SassStatus::Unverified, "no " + arch + " code in the binary"};
+  if (!code.has_text()) return {SassStatus::Unverified, code.note()};
+  std::vector<std::string> found;
+  for (const auto& e : expectations) {
+    const auto kernels = code.match(e.kernel);
+    if (kernels.empty())
+      return {SassStatus::Mismatch, arch + ": no kernel matches '" + e.kernel + "'"};
+    for (const KernelCode* k : kernels)
+      if (std::string why = kernel_failure(*k, e); !why.empty())
+        return {SassStatus::Mismatch, arch + ": " + k->demangled + ": " + why};
+    found.push_back(e.kernel + ": " + kernel_summary(*kernels.front(), e) +
+                    (kernels.size() > 1 ? " (" + std::to_string(kernels.size()) + " kernels)" : ""));
+  }
+  std::string detail = arch + ": ";
+  for (std::size_t i = 0; i < found.size(); ++i) detail += (i ? "; " : "") + found[i];
+  return {SassStatus::Verified, detail};
+}
+
+// ----------------------------------------------------------------------------------- Verifier
+
+Verifier::Verifier(std::string path)
+    : embedded_(embedded_cubins(path.empty() ? own_executable_path() : path)) {}
+
+std::vector<Arch> Verifier::archs() const { return embedded_.archs(); }
+
+const CodeBase& Verifier::code_for(const Arch& arch) {
+  for (const auto& [a, code] : cache_)
+    if (a == arch) return *code;
+  std::vector<const Cubin*> cubins;
+  for (const auto& c : embedded_.cubins)
+    if (c.arch() == arch) cubins.push_back(&c);
+  cache_.emplace_back(arch, std::make_unique<CodeBase>(arch, cubins));
+  return *cache_.back().second;
+}
+
+SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
+  const auto available = archs();
+  if (std::find(available.begin(), available.end(), arch) == available.end()) {
+    std::string have;
+    for (const auto& a : available) have += (have.empty() ? "" : ", ") + a.name();
+    std::string why = "the binary carries no " + arch.name() + " code (it has: " + (have.empty() ? "none" : have) + ")";
+    for (const auto& p : embedded_.problems) why += "; " + p;
+    return {SassStatus::Unverified, why};
+  }
+  return check_expectations(probe.sass, code_for(arch));
+}
+
+std::optional<Arch> Verifier::arch_for(const DeviceInfo& device) const {
+  if (!device.arch_code_loaded.empty()) return Arch::parse(device.arch_code_loaded);
+  const auto available = archs();
+  for (bool specific : {true, false}) {
+    const Arch a{device.cc(), specific};
+    if (std::find(available.begin(), available.end(), a) != available.end()) return a;
+  }
+  return std::nullopt;
+}
+
+SassCheck verify_probe(const ProbeSpec& probe, const Arch& arch, const std::string& executable_path) {
+  return Verifier(executable_path).verify(probe, arch);
+}
+
+SassVerifier make_verifier() {
+  // Reading and disassembling the binary is deferred to the first probe and then shared.
+  auto verifier = std::make_shared<std::unique_ptr<Verifier>>();
+  return [verifier](const ProbeSpec& probe, const DeviceInfo& device) -> SassCheck {
+    if (!*verifier) *verifier = std::make_unique<Verifier>();
+    const auto arch = (*verifier)->arch_for(device);
+    if (!arch)
+      return {SassStatus::Unverified, "the binary has no SASS for " + device.sm_name() +
+                                          " (the driver JIT-compiles PTX, which is not checked)"};
+    return (*verifier)->verify(probe, *arch);
+  };
+}
+
+}  // namespace gd::sass

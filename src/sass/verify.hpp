@@ -1,0 +1,74 @@
+// Per-probe SASS verification: does the code compiled for an arch contain what the probe says
+// its timed region measures (opcode counts), and nothing that hollows the timing out (spills)?
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/executor.hpp"
+#include "core/probe.hpp"
+#include "core/record.hpp"
+#include "sass/disasm.hpp"
+#include "sass/fatbin.hpp"
+
+namespace gd::sass {
+
+struct KernelCode {
+  std::string name;       // mangled
+  std::string demangled;
+  std::vector<SassInstruction> instructions;
+};
+
+// The disassembled kernels of every cubin for one arch, searchable by glob.
+class CodeBase {
+ public:
+  CodeBase(Arch arch, const std::vector<const Cubin*>& cubins);
+  const Arch& arch() const { return arch_; }
+  bool empty() const { return kernels_.empty(); }
+  bool has_text() const { return has_text_; }
+  const std::string& note() const { return note_; }  // why there is no text
+  const std::vector<KernelCode>& kernels() const { return kernels_; }
+  // Kernels whose demangled (or mangled) name matches the glob.
+  std::vector<const KernelCode*> match(const std::string& glob) const;
+
+ private:
+  Arch arch_;
+  bool has_text_ = true;
+  std::string note_;
+  std::vector<KernelCode> kernels_;
+};
+
+// The instructions an expectation looks at: all of them, or those strictly between the first
+// and the last clock read. Empty (with `why` set) when a clocked region has no two clock reads.
+std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion region, std::string* why);
+// Same base opcode, and the pattern's modifiers appear in order among the instruction's:
+// "FFMA" matches FFMA.FTZ; "STG.E.128" matches STG.E.EF.128; "LDG.E" does not match LDG.EL.
+bool opcode_matches(const std::string& pattern, const std::string& opcode);
+
+// Checks expectations against a code base (pure: tested with hand-built code bases).
+SassCheck check_expectations(const std::vector<SassExpectation>& expectations, const CodeBase& code);
+
+// Verifies probes against the cubins embedded in an executable (ours by default), offline.
+class Verifier {
+ public:
+  explicit Verifier(std::string executable_path = {});  // empty: /proc/self/exe
+  std::vector<Arch> archs() const;
+  SassCheck verify(const ProbeSpec& probe, const Arch& arch);
+  // The arch whose code a device runs: arch_code_loaded when known, else sm_<cc>a if our binary
+  // has it, else sm_<cc>. nullopt when the binary carries no SASS for the chip (PTX JIT).
+  std::optional<Arch> arch_for(const DeviceInfo& device) const;
+  const CodeBase& code_for(const Arch& arch);
+
+ private:
+  EmbeddedCubins embedded_;
+  std::vector<std::pair<Arch, std::unique_ptr<CodeBase>>> cache_;
+};
+
+// One probe against one arch of an executable (ours by default); reads the binary each call,
+// so loops over many probes should hold a Verifier instead.
+SassCheck verify_probe(const ProbeSpec& probe, const Arch& arch, const std::string& executable_path = {});
+
+// For the executor: checks a probe against the cubin for the device's arch in our own binary.
+SassVerifier make_verifier();
+
+}  // namespace gd::sass

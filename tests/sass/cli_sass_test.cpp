@@ -1,0 +1,77 @@
+// End to end: the sass, verify and isa subcommands of the real binary, on its own code and on
+// a cubin compiled here.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "sass_test_util.hpp"
+
+namespace gd::sass {
+namespace {
+
+CommandResult gpudissect(const std::string& args) {
+  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+}
+
+TEST(SassCommand, AnnotatedListingOfACubin) {
+  const std::string cubin = testing::nvcc_build(testing::kChainSource, "-cubin -O3 " + testing::gencode("sm_90a"), ".cubin");
+  const auto r = gpudissect("sass --cubin " + cubin + " --kernel 'ffma_*'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("// sm_90a  ffma_chain"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("B------:R-:W-:Y:S00"), std::string::npos) << "idle NOP control word";
+  EXPECT_EQ(r.output.find("hollow_chain"), std::string::npos) << "kernel filter";
+  if (disassembler_tools().any()) {
+    EXPECT_NE(r.output.find("FFMA R"), std::string::npos);
+    EXPECT_NE(r.output.find("// clock"), std::string::npos);
+  }
+}
+
+TEST(SassCommand, UnknownKernelOrArchIsAUsageError) {
+  const std::string cubin = testing::nvcc_build(testing::kChainSource, "-cubin -O3 " + testing::gencode("sm_90a"), ".cubin");
+  auto r = gpudissect("sass --cubin " + cubin + " --kernel ffma_chian");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("closest"), std::string::npos) << r.output;
+  r = gpudissect("sass --cubin " + cubin + " --arch sm_100a");
+  EXPECT_EQ(r.status, 2) << r.output;
+  r = gpudissect("sass --cubin /nonexistent.cubin");
+  EXPECT_EQ(r.status, 2) << r.output;
+}
+
+TEST(SassCommand, ListsOurOwnKernels) {
+  const auto r = gpudissect("sass --arch sm_90a --kernel '*ffma_stall_chain_kernel*'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("ffma_stall_chain_kernel"), std::string::npos);
+}
+
+// The CI gate: every registered probe's SASS matches its declaration on each target.
+class VerifyCommand : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(VerifyCommand, EveryProbeMatchesItsDeclaredSass) {
+  GD_REQUIRE_DISASSEMBLER();
+  const auto r = gpudissect("verify --arch " + GetParam());
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(" 0 mismatch"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("sass.patch.ffma_stall"), std::string::npos) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, VerifyCommand, ::testing::ValuesIn(testing::target_archs()),
+                         [](const auto& info) { return info.param; });
+
+TEST(VerifyCommand, FilterMatchingNothingIsAUsageError) {
+  const auto r = gpudissect("verify --filter 'no.such.*'");
+  EXPECT_EQ(r.status, 2) << r.output;
+}
+
+TEST(IsaCommand, WritesMarkdownAndJson) {
+  GD_REQUIRE_DISASSEMBLER();
+  const std::string out = testing::scratch_dir() + "/isa";
+  const auto r = gpudissect("isa --arch sm_90a --out " + out + " --corpus " + std::string(GPUDISSECT_SOURCE_DIR) +
+                            "/src/sass/corpus");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(out + "/isa-sm_90a.md"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/isa-sm_90a.json"));
+  EXPECT_NE(r.output.find("opcodes"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace gd::sass

@@ -1,0 +1,115 @@
+// Parsing disassembler text, and joining it with the cubin's raw words.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "sass/disasm.hpp"
+#include "sass_test_util.hpp"
+
+namespace gd::sass {
+namespace {
+
+TEST(ParseStatement, PredicateOpcodeModifiersOperands) {
+  const auto i = parse_statement("@!P0 LDG.E.64.STRONG.GPU R2, desc[UR4][R4.64+0x10] ;");
+  ASSERT_TRUE(i);
+  EXPECT_EQ(i->predicate, "@!P0");
+  EXPECT_EQ(i->opcode, "LDG.E.64.STRONG.GPU");
+  EXPECT_EQ(i->base_opcode(), "LDG");
+  EXPECT_EQ(i->modifiers(), (std::vector<std::string>{"E", "64", "STRONG", "GPU"}));
+  EXPECT_EQ(i->operands, (std::vector<std::string>{"R2", "desc[UR4][R4.64+0x10]"}));
+}
+
+TEST(ParseStatement, CommasInsideBracketsStayInOneOperand) {
+  const auto i = parse_statement("HMMA.16816.F32 R4, R8, R12, R4, {R1, R2}");
+  ASSERT_TRUE(i);
+  EXPECT_EQ(i->operands.size(), 5u);
+  EXPECT_EQ(i->operands.back(), "{R1, R2}");
+}
+
+TEST(ParseStatement, NoOperandsAndNonInstructions) {
+  const auto nop = parse_statement("NOP;");
+  ASSERT_TRUE(nop);
+  EXPECT_EQ(nop->opcode, "NOP");
+  EXPECT_TRUE(nop->operands.empty());
+  EXPECT_FALSE(parse_statement(""));
+  EXPECT_FALSE(parse_statement(".L_x_0:"));
+}
+
+TEST(ParseStatement, ClockReads) {
+  EXPECT_TRUE(parse_statement("CS2R R4, SR_CLOCKLO")->reads_clock());
+  EXPECT_TRUE(parse_statement("CS2UR UR6, SR_CLOCKLO")->reads_clock());
+  EXPECT_TRUE(parse_statement("S2R R0, SR_CLOCKLO")->reads_clock());
+  EXPECT_FALSE(parse_statement("S2R R0, SR_TID.X")->reads_clock());
+  EXPECT_FALSE(parse_statement("CS2R R4, SRZ")->reads_clock());
+}
+
+TEST(ParseDisassembly, NvdisasmAndCuobjdumpLayouts) {
+  const std::string nvdisasm =
+      "\t.section\t.text.kern,\"ax\",@progbits\n"
+      ".text.kern:\n"
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+      ".L_x_0:\n"
+      "        /*0010*/              @!P0 BRA `(.L_x_0) ;\n"
+      "\t.section\t.text.other,\"ax\",@progbits\n"
+      "        /*0000*/                   EXIT ;\n";
+  auto k = parse_disassembly(nvdisasm);
+  ASSERT_EQ(k.size(), 2u);
+  ASSERT_EQ(k["kern"].size(), 2u);
+  EXPECT_EQ(k["kern"][1].address, 0x10u);
+  EXPECT_EQ(k["kern"][1].predicate, "@!P0");
+  EXPECT_EQ(k["other"][0].opcode, "EXIT");
+
+  const std::string cuobjdump =
+      "\t\tFunction : _Z3fooPf\n"
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */\n"
+      "                                                                          /* 0x000fe20000000800 */\n"
+      "        /*0010*/                   EXIT ;                                 /* 0x000000000000794d */\n";
+  k = parse_disassembly(cuobjdump);
+  ASSERT_EQ(k["_Z3fooPf"].size(), 2u);
+  EXPECT_EQ(k["_Z3fooPf"][0].operands, (std::vector<std::string>{"R1", "c[0x0][0x28]"}));
+}
+
+class DisassemblePerArch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DisassemblePerArch, TextJoinsTheRawWordsOfTheCubin) {
+  GD_REQUIRE_DISASSEMBLER();
+  const Cubin c = testing::compile_cubin(testing::kChainSource, GetParam());
+  const Disassembly d = disassemble(c);
+  ASSERT_TRUE(d.has_text);
+  for (const auto& k : c.kernels()) {
+    const auto& insts = d.kernels.at(k.name);
+    ASSERT_EQ(insts.size(), k.instruction_count()) << k.name;
+    for (std::size_t i = 0; i < insts.size(); ++i) {
+      EXPECT_EQ(insts[i].address, 16 * i);
+      EXPECT_FALSE(insts[i].opcode.empty());
+      EXPECT_EQ(insts[i].raw, c.instruction(k, i));
+      EXPECT_EQ(insts[i].control, ControlWord::decode(insts[i].raw.hi));
+    }
+  }
+}
+
+TEST_P(DisassemblePerArch, RawInstructionsWorkWithoutADisassembler) {
+  const Cubin c = testing::compile_cubin(testing::kChainSource, GetParam());
+  const Kernel& k = *c.find_kernel("ffma_chain");
+  const auto raw = raw_instructions(c, k);
+  ASSERT_EQ(raw.size(), k.instruction_count());
+  EXPECT_TRUE(raw.front().opcode.empty());
+  EXPECT_EQ(raw.back().control, idle_control_word()) << "last word is padding";
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, DisassemblePerArch, ::testing::ValuesIn(testing::target_archs()),
+                         [](const auto& info) { return info.param; });
+
+TEST(Tools, MissingReasonNamesWhatToInstall) {
+  EXPECT_NE(DisassemblerTools{}.missing_reason().find("nvidia-cuda-nvdisasm"), std::string::npos);
+}
+
+TEST(Tools, ShellQuoteSurvivesQuotes) {
+  const auto r = run_command("printf %s " + shell_quote("it's \"x\" $HOME"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.output, "it's \"x\" $HOME");
+}
+
+}  // namespace
+}  // namespace gd::sass
