@@ -1,0 +1,201 @@
+// `info`, `list` and `run`: the commands that describe the GPU and run probes on it.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "report/format.hpp"
+#include "core/device.hpp"
+#include "core/error.hpp"
+#include "core/executor.hpp"
+#include "core/registry.hpp"
+#include "core/result_db.hpp"
+#include "core/run_file.hpp"
+#include "report/csv.hpp"
+#include "report/markdown.hpp"
+#include "report/table.hpp"
+#include "sass/verify.hpp"
+
+namespace gd::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+void print_device(const DeviceInfo& d, std::ostream& os) {
+  const auto mib = [](long long b) { return fmt_num(double(b) / (1 << 20), 4) + " MiB"; };
+  os << "GPU " << d.index << ": " << d.name << " (" << d.uuid << ", PCI " << d.pci_bus_id << ")\n"
+     << "  compute capability  " << d.cc_major << "." << d.cc_minor << ", code loaded " << d.arch_code_loaded << "\n"
+     << "  SMs                 " << d.sm_count << ", max " << d.max_warps_per_sm << " warps/SM, "
+     << d.regs_per_sm << " registers/SM\n"
+     << "  shared memory       " << d.shared_per_sm / 1024 << " KiB/SM, " << d.shared_per_block / 1024
+     << " KiB/block (" << d.shared_per_block_optin / 1024 << " KiB opt-in)\n"
+     << "  L2                  " << mib(d.l2_bytes) << "\n"
+     << "  memory              " << mib(d.global_mem_bytes) << ", " << d.memory_bus_width_bits
+     << "-bit bus, theoretical " << fmt_num(d.theoretical_dram_gbps, 4) << " GB/s, ECC "
+     << (d.ecc_enabled ? "on" : "off") << "\n"
+     << "  peak clocks         SM " << d.max_sm_clock_mhz << " MHz, memory " << d.max_mem_clock_mhz << " MHz\n"
+     << "  driver / runtime    " << d.driver_version << " / " << d.runtime_version << "\n"
+     << "  features            ";
+  for (Feature f : d.features) os << to_string(f) << ' ';
+  os << "\n";
+  if (d.nvml) {
+    const auto& n = *d.nvml;
+    os << "  NVML                driver " << n.driver_version << "; SM " << n.sm_clock_mhz << "/"
+       << n.max_sm_clock_mhz << " MHz, memory " << n.mem_clock_mhz << "/" << n.max_mem_clock_mhz
+       << " MHz; " << fmt_num(n.power_w, 4) << " W of " << fmt_num(n.power_limit_w, 4) << " W; "
+       << n.temperature_c << " C; PCIe gen " << n.pcie_gen << " x" << n.pcie_width << " (max gen "
+       << n.pcie_max_gen << " x" << n.pcie_max_width << ")\n";
+  } else {
+    os << "  NVML                unavailable (" << d.nvml_status << "): clocks and power unknown\n";
+  }
+}
+
+void add_info(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("info", "Describe the GPU: properties, clocks, power, features");
+  auto device = std::make_shared<int>(0);
+  auto json = std::make_shared<bool>(false);
+  cmd->add_option("--device", *device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--json", *json, "Print the description as JSON");
+  cmd->callback([&action, device, json] {
+    action = [device, json] {
+      const DeviceInfo d = query_device(*device);
+      if (*json) std::cout << to_json(d).dump(2) << "\n";
+      else print_device(d, std::cout);
+      return 0;
+    };
+  });
+}
+
+void add_selection_options(CLI::App* cmd, Selection& sel) {
+  cmd->add_option("--filter,-f", sel.filters, "Probe id glob or dotted prefix (repeatable)");
+  cmd->add_option("--category,-c", sel.category, "Only probes of this category");
+}
+
+void print_probe_list(const std::vector<const ProbeSpec*>& probes, bool verbose) {
+  for (const ProbeSpec* p : probes) {
+    std::cout << pad(p->id, 28) << " " << p->description << "\n";
+    if (!verbose) continue;
+    for (const auto& a : p->axes) {
+      std::cout << "    axis " << a.name << ":";
+      for (const auto& v : a.values) std::cout << " " << to_string(v);
+      std::cout << "\n";
+    }
+    for (const auto& m : p->metrics) std::cout << "    metric " << m.name << " [" << m.unit << "] " << m.description << "\n";
+    for (const auto& e : p->sass) {
+      std::cout << "    sass " << e.kernel << (e.region == SassRegion::Clocked ? " (timed region):" : " (whole kernel):");
+      for (const auto& o : e.require) std::cout << " " << o.opcode << ">=" << o.min;
+      std::cout << "\n";
+    }
+  }
+}
+
+void add_list(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("list", "List registered probes");
+  auto sel = std::make_shared<Selection>();
+  auto verbose = std::make_shared<bool>(false);
+  add_selection_options(cmd, *sel);
+  cmd->add_flag("--verbose,-v", *verbose, "Show axes, metrics and SASS expectations");
+  cmd->callback([&action, sel, verbose] {
+    action = [sel, verbose] {
+      print_probe_list(select_probes(Registry::global(), *sel), *verbose);
+      return 0;
+    };
+  });
+}
+
+struct RunArgs {
+  Selection sel;
+  bool quick = false;
+  bool no_progress = false;
+  int device = 0;
+  std::string out = "results";
+  std::string db;  // default: <out>/results.db
+};
+
+// Fails early, before any GPU time is spent, if results cannot be written.
+void ensure_writable_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UserError("cannot create output directory '" + dir + "': " + ec.message());
+  const fs::path probe = fs::path(dir) / ".gpudissect-write-test";
+  std::ofstream f(probe);
+  if (!f) throw UserError("output directory '" + dir + "' is not writable");
+  f.close();
+  fs::remove(probe, ec);
+}
+
+std::string slug(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '-';
+  return out;
+}
+
+std::string stamp_for_file(const std::string& iso) {
+  std::string s;
+  for (char c : iso)
+    if (std::isdigit(static_cast<unsigned char>(c))) s += c;
+  return s.substr(0, 14);
+}
+
+int do_run(const RunArgs& args) {
+  const auto probes = select_probes(Registry::global(), args.sel);  // bad filters fail before the GPU is touched
+  ensure_writable_dir(args.out);
+  DeviceInfo device = query_device(args.device);
+
+  RunDocument header;
+  header.tool_version = GPUDISSECT_VERSION;
+  header.git_revision = GPUDISSECT_GIT_REVISION;
+  header.started_at = utc_now_iso8601();
+  // Two runs started in the same second on one GPU must not share an id (or files).
+  char nonce[8];
+  std::snprintf(nonce, sizeof nonce, "%04x", unsigned(std::random_device{}() & 0xffff));
+  header.run_id = header.started_at + "-" + device.uuid.substr(4, 8) + "-" + nonce;
+  header.device = to_json(device);
+  header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category}};
+  const std::string stem = (fs::path(args.out) / ("run-" + slug(device.name) + "-" + stamp_for_file(header.started_at) + "-" + nonce)).string();
+
+  RunFileWriter file(stem + ".json", header);
+  ResultDb db(args.db.empty() ? (fs::path(args.out) / "results.db").string() : args.db, header);
+  TerminalTable table(std::cout);
+  ExecuteOptions opts;
+  opts.quick = args.quick;
+  opts.progress = !args.no_progress;
+  const ExecuteSummary s = execute(plan(probes, device), device, {&file, &db, &table}, sass::make_verifier(), opts);
+
+  write_file_atomic(stem + ".md", markdown_report(file.document()));
+  std::ostringstream csv;
+  write_csv(file.document(), csv);
+  write_file_atomic(stem + ".csv", csv.str());
+  std::cout << "\n" << s.ok << " ok, " << s.skipped << " skipped, " << s.failed << " failed"
+            << (s.interrupted ? " (interrupted)" : "") << "\n"
+            << "results: " << stem << ".json (.md, .csv), database " << db.path() << "\n";
+  if (s.interrupted) return 130;
+  return s.failed ? 1 : 0;
+}
+
+void add_run(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("run", "Run probes on the GPU and store the results");
+  auto args = std::make_shared<RunArgs>();
+  add_selection_options(cmd, args->sel);
+  cmd->add_flag("--quick,-q", args->quick, "Fewer sweep points and shorter time caps");
+  cmd->add_option("--out,-o", args->out, "Output directory for the run file, report and CSV")->capture_default_str();
+  cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
+  cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
+  cmd->callback([&action, args] { action = [args] { return do_run(*args); }; });
+}
+
+}  // namespace
+
+void add_core_commands(CLI::App& app, std::function<int()>& action) {
+  add_info(app, action);
+  add_list(app, action);
+  add_run(app, action);
+}
+
+}  // namespace gd::cli

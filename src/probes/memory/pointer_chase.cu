@@ -1,0 +1,192 @@
+// Load-to-use latency of each level of the memory hierarchy, from a pointer chase over random
+// cyclic permutations of growing working sets; the plateaus are L1, L2 (and its partitions)
+// and DRAM, and where each ends is that level's effective capacity.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/cache_levels.hpp"
+#include "core/chain.hpp"
+#include "core/device_buffer.hpp"
+#include "core/ptx.cuh"
+#include "core/registry.hpp"
+#include "core/timing.cuh"
+
+namespace gd {
+namespace {
+
+constexpr int kLineBytes = 128;       // one pointer per cache line: every step is a new line
+constexpr int kChaseUnroll = 16;
+constexpr int kWarmThreads = 1024;
+constexpr double kColdFactor = 2.0;   // working sets past this many L2s are measured with L2 scrubbed
+
+enum class CacheOp { Ca, Cg };
+
+template <CacheOp Op>
+__device__ __forceinline__ const void* const* step(const void* const* p) {
+  if constexpr (Op == CacheOp::Ca) return static_cast<const void* const*>(ptx::ld_ptr(p));
+  else return static_cast<const void* const*>(ptx::ld_cg_ptr(p));
+}
+
+// One block: all threads first touch every line of `warm` with the same cache policy (the
+// chase buffer itself, or a scrub buffer that evicts it from L2), then thread 0 chases.
+template <CacheOp Op>
+__global__ void __launch_bounds__(kWarmThreads) chase_kernel(const void* const* start, const char* warm,
+                                                             long long warm_lines, int trips,
+                                                             RegionTiming* timing, const void** sink) {
+  std::uintptr_t touched = 0;
+  for (long long i = threadIdx.x; i < warm_lines; i += blockDim.x)
+    touched ^= reinterpret_cast<std::uintptr_t>(step<Op>(reinterpret_cast<const void* const*>(warm + i * kLineBytes)));
+  __syncthreads();
+  if (threadIdx.x != 0) {
+    if (touched == 1) sink[1] = reinterpret_cast<const void*>(touched);  // keeps the warm loads alive
+    return;
+  }
+  const void* const* p = start;
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int i = 0; i < trips; ++i) {
+#pragma unroll
+    for (int j = 0; j < kChaseUnroll; ++j) p = step<Op>(p);
+  }
+  const RegionTiming t = clock.end();
+  sink[0] = p;
+  timing[0] = t;
+}
+
+// Writes line i's pointer to line next[i]: the chase follows a single cycle through all lines.
+__global__ void link_lines_kernel(char* base, const std::uint32_t* next, long long lines) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < lines; i += (long long)gridDim.x * blockDim.x)
+    *reinterpret_cast<const void**>(base + i * kLineBytes) = base + std::uint64_t(next[i]) * kLineBytes;
+}
+
+// Sattolo's algorithm: a uniformly random permutation that is one cycle over all lines.
+std::vector<std::uint32_t> random_cycle(std::size_t n, std::mt19937_64& rng) {
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  for (std::size_t i = n - 1; i > 0; --i) {
+    std::uniform_int_distribution<std::size_t> pick(0, i - 1);
+    std::swap(order[i], order[pick(rng)]);
+  }
+  std::vector<std::uint32_t> next(n);
+  for (std::size_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
+  return next;
+}
+
+template <CacheOp Op>
+void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
+  const std::int64_t lines = bytes / kLineBytes;
+  if (lines < 2) ctx.skip("working set smaller than two lines");
+  if (bytes > ctx.device().global_mem_bytes / 4) ctx.skip("working set exceeds a quarter of device memory");
+
+  std::random_device seed_source;
+  const std::uint64_t seed = (std::uint64_t(seed_source()) << 32) | seed_source();
+  std::mt19937_64 rng(seed);
+  ctx.extra()["seed"] = seed;
+
+  DeviceBuffer<char> chase(std::size_t(lines) * kLineBytes);
+  {
+    DeviceBuffer<std::uint32_t> next{std::size_t(lines)};
+    next.from_host(random_cycle(std::size_t(lines), rng));
+    link_lines_kernel<<<ctx.device().sm_count * 4, 256>>>(chase.get(), next.get(), lines);
+    GD_CUDA_CHECK_LAUNCH();
+  }
+  // Past a couple of L2s the steady state is mostly misses anyway; scrubbing makes every
+  // timed load an L2 miss, so the plateau is DRAM latency rather than a hit/miss blend.
+  const bool cold = double(bytes) > kColdFactor * double(ctx.device().l2_bytes);
+  DeviceBuffer<char> scrub(cold ? std::size_t(kColdFactor * double(ctx.device().l2_bytes)) : 0);
+  const char* warm = cold ? scrub.get() : chase.get();
+  const long long warm_lines = cold ? (long long)(scrub.bytes() / kLineBytes) : lines;
+  if (cold) scrub.fill_zero();
+  ctx.extra()["l2_state"] = cold ? "scrubbed" : "warm";
+
+  DeviceBuffer<RegionTiming> timing(1);
+  DeviceBuffer<const void*> sink(2);
+  const auto start = reinterpret_cast<const void* const*>(chase.get());
+  const auto run_chain = [&](std::int64_t steps) {
+    chase_kernel<Op><<<1, kWarmThreads>>>(start, warm, warm_lines, int(steps / kChaseUnroll), timing.get(), sink.get());
+    GD_CUDA_CHECK_LAUNCH();
+    return timing.to_host()[0];
+  };
+  // In a scrubbed (cold) run every step must be a first touch, so chains stay far shorter than
+  // the cycle; warm runs wrap around the cycle freely.
+  const std::vector<std::int64_t> lengths = ctx.quick() ? std::vector<std::int64_t>{512, 2048}
+                                                        : std::vector<std::int64_t>{512, 1024, 2048, 4096};
+  if (cold && lengths.back() * 4 > lines) ctx.skip("cold working set too small for the chain lengths");
+  RepeatPolicy policy;
+  policy.target_rel_ci = 0.01;
+  policy.max_samples = 15;
+  emit_chain_latency(ctx, measure_chain_latency(ctx, lengths, run_chain));
+}
+
+void run_chase(ProbeContext& ctx) {
+  const std::string variant = ctx.str_param("variant");
+  const std::int64_t bytes = ctx.int_param("bytes");
+  if (variant == "ca") run_chase_for<CacheOp::Ca>(ctx, bytes);
+  else if (variant == "cg") run_chase_for<CacheOp::Cg>(ctx, bytes);
+  else throw Error("unknown chase variant '" + variant + "' (expected ca or cg)");
+}
+
+// Per variant: the cache levels (analysis/cache_levels) as derived records.
+void summarize_chase(SummaryContext& sc) {
+  for (const std::string variant : {"ca", "cg"}) {
+    std::vector<ChasePoint> points;
+    std::vector<double> mhz;
+    for (const Record& r : sc.records()) {
+      const ParamValue* v = find_param(r.params, "variant");
+      if (r.status != Status::Ok || !v || std::get<std::string>(*v) != variant) continue;
+      points.push_back({double(std::get<std::int64_t>(*find_param(r.params, "bytes"))),
+                        r.metric("latency/cycles")->value(), r.extra.value("l2_state", "") == "scrubbed"});
+      mhz.push_back(r.sm_clock_mhz);
+    }
+    if (points.size() < 2) continue;
+    const double clock = summarize(mhz).median;
+    for (const CacheLevel& level : cache_levels(points, variant == "ca", double(sc.device().l2_bytes))) {
+      Record& r = sc.derive({{"variant", variant}, {"level", level.name}});
+      Summary cycles = summarize(level.samples);
+      cycles.median = level.cycles;  // for a blend, the level's value is its last point
+      sc.add_metric(r, "latency/cycles", cycles);
+      sc.add_metric(r, "latency/ns", single_value(level.cycles / clock * 1e3));
+      sc.add_metric(r, "level/first_bytes", single_value(level.first_bytes));
+      sc.add_metric(r, "level/last_bytes", single_value(level.last_bytes));
+      r.sm_clock_mhz = clock;
+      r.extra["next_bytes"] = level.next_bytes;
+      r.extra["points"] = level.samples.size();
+      if (level.name == "L2.far_blend")
+        r.extra["note"] = "latency climbs before L2 is full: a growing share of lines homed in the far L2 partition";
+    }
+  }
+}
+
+ProbeSpec chase_spec() {
+  ProbeSpec s;
+  s.id = "memory.latency.chase";
+  s.description = "pointer-chase load-to-use latency vs working set (L1-cached ca, L1-bypassing cg); finds cache levels";
+  s.axes = {Axis::list("variant", std::vector<std::string>{"ca", "cg"}),
+            std::move(Axis::log_spaced("bytes", 4 << 10, std::int64_t(1) << 29, 69))
+                .quick_list(Axis::log_spaced("bytes", 4 << 10, std::int64_t(1) << 29, 18).values)};
+  // 64-bit address arithmetic would show as a carry add or a wide multiply-add between loads;
+  // the loop counter's 32-bit add is allowed.
+  const std::vector<std::string> no_arith = {"LDL", "STL", "IADD3.X", "IMAD.X", "IMAD.WIDE", "LEA.HI.X"};
+  auto plain_only = no_arith;
+  plain_only.push_back("LDG.E.64.STRONG");  // the cached variant must be the ordinary weak load
+  s.sass = {expect_sass("*chase_kernel<*)0>*", SassRegion::Clocked, {{"LDG.E.64", kChaseUnroll, -1}}, plain_only),
+            expect_sass("*chase_kernel<*)1>*", SassRegion::Clocked, {{"LDG.E.64.STRONG.GPU", kChaseUnroll, -1}}, no_arith)};
+  s.metrics = chain_latency_metrics("load-to-use latency of one dependent load");
+  s.metrics.push_back({"level/first_bytes", "bytes", "smallest working set on this level's plateau"});
+  s.metrics.push_back({"level/last_bytes", "bytes", "largest working set on this level's plateau"});
+  s.run = run_chase;
+  s.summarize = summarize_chase;
+  s.time_cap_s = 18;
+  s.quick_time_cap_s = 5;
+  return s;
+}
+
+GD_REGISTER_PROBE(chase_spec());
+
+}  // namespace
+}  // namespace gd

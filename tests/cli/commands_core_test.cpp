@@ -1,0 +1,104 @@
+// End to end: the real binary's `list`, `run` and `info`, and the errors a user sees when the
+// input is wrong or the machine has no GPU. These never need a GPU.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sass/disasm.hpp"
+
+namespace gd {
+namespace {
+
+sass::CommandResult gpudissect(const std::string& args) {
+  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// True when this machine has a usable GPU; GPU-less behaviour is only checkable without one.
+bool machine_has_gpu() { return gpudissect("info").status == 0; }
+
+TEST(ListCommand, ListsEveryFirstProbe) {
+  const auto r = gpudissect("list");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* id : {"latency.alu.ffma", "latency.alu.iadd3", "latency.alu.imad", "latency.alu.lop3",
+                         "memory.latency.chase", "memory.bandwidth.dram", "compute.peak.fp32"})
+    EXPECT_TRUE(contains(r.output, id)) << id;
+}
+
+TEST(ListCommand, FilterByGlobPrefixAndCategory) {
+  auto r = gpudissect("list --filter 'latency.alu.*'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "latency.alu.lop3"));
+  EXPECT_FALSE(contains(r.output, "memory.latency.chase"));
+  r = gpudissect("list --category memory");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "memory.bandwidth.dram"));
+  EXPECT_FALSE(contains(r.output, "latency.alu.ffma"));
+}
+
+TEST(ListCommand, VerboseShowsSassExpectations) {
+  const auto r = gpudissect("list -v --filter latency.alu.ffma");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "(timed region): FFMA>=")) << r.output;
+}
+
+TEST(ListCommand, FilterMatchingNothingSuggestsAndFails) {
+  const auto r = gpudissect("list --filter latency.alu.fma");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "matches no probe")) << r.output;
+  EXPECT_TRUE(contains(r.output, "latency.alu.ffma")) << r.output;
+}
+
+TEST(ListCommand, UnknownCategoryListsKnownOnes) {
+  const auto r = gpudissect("list --category tensor");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "unknown category 'tensor'")) << r.output;
+  EXPECT_TRUE(contains(r.output, "memory")) << r.output;
+}
+
+TEST(RunCommand, BadFilterFailsBeforeTouchingTheGpu) {
+  const auto r = gpudissect("run --filter no.such.probe --out /tmp/gd-e2e-unused");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "matches no probe")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/gd-e2e-unused"));
+}
+
+TEST(RunCommand, UnwritableOutputDirectoryIsAClearError) {
+  const auto r = gpudissect("run --filter latency.alu.ffma --out /proc/gpudissect-cannot-write-here");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "cannot create output directory")) << r.output;
+}
+
+TEST(RunCommand, NoGpuIsAClearErrorNotACrash) {
+  if (machine_has_gpu()) GTEST_SKIP() << "this machine has a GPU";
+  const auto dir = std::filesystem::temp_directory_path() / "gd-e2e-nogpu";
+  const auto r = gpudissect("run --quick --filter latency.alu.ffma --out " + dir.string());
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_TRUE(contains(r.output, "gpudissect: error:")) << r.output;
+  EXPECT_TRUE(contains(r.output, "CUDA")) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(InfoCommand, NoGpuIsAClearError) {
+  if (machine_has_gpu()) GTEST_SKIP() << "this machine has a GPU";
+  const auto r = gpudissect("info");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_TRUE(contains(r.output, "no usable CUDA device") || contains(r.output, "no CUDA device")) << r.output;
+}
+
+TEST(Cli, UnknownSubcommandAndOptionAreUsageErrors) {
+  EXPECT_EQ(gpudissect("frobnicate").status, 2);
+  EXPECT_EQ(gpudissect("list --no-such-option").status, 2);
+  EXPECT_EQ(gpudissect("").status, 2);
+}
+
+TEST(Cli, VersionNamesTheRevision) {
+  const auto r = gpudissect("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(contains(r.output, GPUDISSECT_VERSION)) << r.output;
+}
+
+}  // namespace
+}  // namespace gd
