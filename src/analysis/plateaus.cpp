@@ -39,7 +39,7 @@ std::vector<Plateau> find_plateaus(std::span<const double> x, std::span<const do
   if (!std::is_sorted(x.begin(), x.end())) throw std::invalid_argument("find_plateaus: x must be ascending");
 
   std::vector<Plateau> out;
-  const auto close = [&](double a, double b) { return std::fabs(a - b) <= opts.tolerance * std::fabs(b); };
+  const auto close = [&](double a, double b) { return std::fabs(a - b) <= opts.merge_tolerance * std::fabs(b); };
   std::size_t i = 0;
   while (i < y.size()) {
     const std::size_t j = extend_run(y, i, opts.tolerance);

@@ -16,11 +16,13 @@ struct Plateau {
 struct PlateauOptions {
   double tolerance = 0.04;  // a point joins a run if within this fraction of the run's median
   std::size_t min_points = 3;  // two similar transition points are not a level
+  double merge_tolerance = 0.08;  // neighbouring plateaus closer than this are one level
 };
 
 // x ascending (working-set sizes), y latencies. Points in transitions belong to no plateau.
-// Adjacent plateaus whose latencies agree within the tolerance are one level split by a stray
-// point, and are merged (with the points between them).
+// Neighbouring plateaus whose latencies agree within merge_tolerance are one level, split by a
+// stray point or by a gentle ramp into it (partial L1 hits just past L1), and are merged with the
+// points between them; the merged latency is the median of all their points.
 // Throws std::invalid_argument on mismatched sizes, unsorted x or non-finite values.
 std::vector<Plateau> find_plateaus(std::span<const double> x, std::span<const double> y,
                                    const PlateauOptions& opts = {});

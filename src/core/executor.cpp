@@ -125,7 +125,13 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
     r.metrics.clear();
   }
   refresh_live_state(device);
-  if (device.nvml) r.nvml_sm_clock_mhz = device.nvml->sm_clock_mhz;
+  if (device.nvml) {
+    const auto& n = *device.nvml;
+    r.nvml_sm_clock_mhz = n.sm_clock_mhz;
+    // The card's state right after the point, so a slow number can be told from a slow card.
+    r.extra["device_state"] = {{"sm_clock_mhz", n.sm_clock_mhz}, {"mem_clock_mhz", n.mem_clock_mhz},
+                               {"power_w", n.power_w}, {"temperature_c", n.temperature_c}};
+  }
   r.elapsed_s = now_s() - t0;
   return r;
 }

@@ -64,7 +64,8 @@ RepeatResult repeat_until_stable(const std::function<double()>& sample, const Re
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   };
   const auto now = now_s ? now_s : std::function<double()>(steady_now);
-  for (int i = 0; i < policy.warmup; ++i) (void)sample();
+  const double warm_start = now();
+  for (int i = 0; i < policy.warmup || now() - warm_start < policy.warmup_s; ++i) (void)sample();
   const double start = now();
   RepeatResult r;
   while (true) {

@@ -32,6 +32,8 @@ double median_relative_ci(std::span<const double> samples);
 
 struct RepeatPolicy {
   int warmup = 1;                 // discarded calls before the first sample
+  double warmup_s = 0;            // ...and keep warming up until this long has passed (clocks and
+                                  // memory need time under load to reach their working state)
   int min_samples = 5;
   int max_samples = 200;
   double target_rel_ci = 0.005;   // stop once the median is known to +-0.5 %

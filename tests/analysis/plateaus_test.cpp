@@ -84,6 +84,16 @@ TEST(Plateaus, RejectsBadInput) {
 namespace gd {
 namespace {
 
+TEST(Plateaus, AGentleRampIntoALevelIsPartOfIt) {
+  // An L1-cached chase just past L1: partial L1 hits pull the first L2 points a little lower.
+  const std::vector<double> y{252, 259, 262, 267, 266, 269, 273, 275, 274, 277, 276, 277, 278, 279, 279};
+  std::vector<double> x(y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = double(i + 1);
+  const auto p = find_plateaus(x, y);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_NEAR(p[0].latency, 275, 1);
+}
+
 TEST(Plateaus, AStrayPointDoesNotSplitALevel) {
   const std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8, 9};
   const std::vector<double> y{274, 275, 276, 277, 300, 279, 280, 280, 281};

@@ -64,6 +64,19 @@ TEST(Repeat, StopsAtMinimumWhenDataIsConstant) {
   EXPECT_EQ(r.stop_reason, "converged");
 }
 
+TEST(Repeat, WarmsUpForAMinimumTime) {
+  double t = 0;
+  int calls = 0;
+  RepeatPolicy p;
+  p.warmup = 1;
+  p.warmup_s = 1.0;
+  p.min_samples = 3;
+  // Each call takes 0.25 s of the injected clock: four warm-up calls reach 1 s.
+  const RepeatResult r = repeat_until_stable([&] { t += 0.25; ++calls; return 2.0; }, p, [&] { return t; });
+  EXPECT_EQ(r.samples.size(), 3u);
+  EXPECT_EQ(calls, 4 + 3);
+}
+
 TEST(Repeat, NoisyDataRunsToTheSampleCap) {
   int i = 0;
   RepeatPolicy p;

@@ -62,8 +62,9 @@ TEST_P(PatchPerArch, BlackwellCodeIsKeptOnTheEditedText) {
   const Cubin original = cubin();
   const Cubin patched = apply_patch(original, {});
   for (const auto& a : patched.compat_attributes()) {
-    if (a.id == nvcompat::kOpportunisticFinalization)
+    if (a.id == nvcompat::kOpportunisticFinalization) {
       EXPECT_EQ(a.scalar(), original.has_mercury_sections() ? 0u : 1u);
+    }
   }
   const Cubin untouched = apply_patch(original, {}, PatchOptions{false});
   EXPECT_TRUE(std::equal(untouched.bytes().begin(), untouched.bytes().end(), original.bytes().begin()))

@@ -100,7 +100,9 @@ TEST(Verify, ArchNotInTheBinaryIsUnverifiedWithTheArchsItHas) {
   const SassCheck c = v.verify(p, Arch{120, true});
   EXPECT_EQ(c.status, SassStatus::Unverified);
   EXPECT_NE(c.detail.find("sm_90a"), std::string::npos) << c.detail;
-  if (disassembler_tools().any()) EXPECT_EQ(v.verify(p, Arch{90, true}).status, SassStatus::Verified);
+  if (disassembler_tools().any()) {
+    EXPECT_EQ(v.verify(p, Arch{90, true}).status, SassStatus::Verified);
+  }
 
   DeviceInfo d;
   d.cc_major = 9;

@@ -27,6 +27,8 @@ constexpr int kThreads = 32;    // one warp: nothing else can issue in a stall t
 // kernel could be dropped; the probe finds it in the cubin and launches it patched.
 __global__ void ffma_stall_chain_kernel(float* x_io, long long* cycles, float a, float b) {
   float x = x_io[threadIdx.x];
+  // A branch on x makes the clock start after the load has landed, so the cycles are the chain's.
+  if (x < 0.0f) cycles[0] = -1;
   const long long c0 = clock64();
 #pragma unroll
   for (int i = 0; i < kChain; ++i) x = ptx::ffma(x, a, b);
