@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "gpudissect_revision.h"
 #include "report/format.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "gpudissect_revision.h"
 #include "core/error.hpp"
 #include "core/registry.hpp"
 
