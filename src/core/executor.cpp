@@ -37,19 +37,29 @@ double now_s() {
 }
 
 std::atomic<bool> g_interrupted{false};
-extern "C" void on_sigint(int) { g_interrupted = true; }
+// The first SIGINT/SIGTERM asks the run to stop after the point in flight; the handler then
+// steps aside, so a second one ends the process at once (a hung kernel cannot trap the user).
+extern "C" void on_interrupt(int sig) {
+  g_interrupted = true;
+  std::signal(sig, SIG_DFL);
+}
 
-// Installs the SIGINT handler for the duration of a run and restores the previous one.
+// Installs the handlers for the duration of a run and restores the previous ones.
 class InterruptGuard {
  public:
   InterruptGuard() {
     g_interrupted = false;
-    previous_ = std::signal(SIGINT, on_sigint);
+    previous_int_ = std::signal(SIGINT, on_interrupt);
+    previous_term_ = std::signal(SIGTERM, on_interrupt);
   }
-  ~InterruptGuard() { std::signal(SIGINT, previous_); }
+  ~InterruptGuard() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
 
  private:
-  void (*previous_)(int);
+  void (*previous_int_)(int);
+  void (*previous_term_)(int);
 };
 
 std::string format_duration(double s) {
@@ -136,10 +146,11 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
   return r;
 }
 
-void run_summary(const ProbeSpec& spec, const std::vector<Record>& records, const DeviceInfo& device,
-                 const SassCheck& sass, const std::vector<RecordSink*>& sinks) {
+// Runs the probe's analysis step; returns how many derived records failed.
+int run_summary(const ProbeSpec& spec, const std::vector<Record>& records, const DeviceInfo& device,
+                const SassCheck& sass, const std::vector<RecordSink*>& sinks) {
   const bool any_ok = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.status == Status::Ok; });
-  if (!spec.summarize || !any_ok) return;
+  if (!spec.summarize || !any_ok) return 0;
   SummaryContext sc(spec, records, device);
   try {
     spec.summarize(sc);
@@ -148,10 +159,13 @@ void run_summary(const ProbeSpec& spec, const std::vector<Record>& records, cons
     r.status = Status::Failed;
     r.reason = std::string("analysis failed: ") + e.what();
   }
+  int failed = 0;
   for (Record& r : sc.derived()) {
     r.sass = sass;
+    failed += r.status == Status::Failed;
     emit(sinks, r);
   }
+  return failed;
 }
 
 }  // namespace
@@ -253,7 +267,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       records.push_back(std::move(r));
       progress.advance();
     }
-    if (!g_interrupted) run_summary(spec, records, device, sass, sinks);
+    if (!g_interrupted) summary.failed += run_summary(spec, records, device, sass, sinks);
   }
   progress.finish();
   summary.interrupted = g_interrupted;

@@ -52,8 +52,8 @@ struct ExecuteSummary {
 };
 
 // Runs every planned probe and sweep point. A probe that throws is recorded as failed and the
-// run goes on (a sticky CUDA error resets the context first). SIGINT stops after the record in
-// flight; everything finished is already with the sinks.
+// run goes on (a sticky CUDA error resets the context first). SIGINT or SIGTERM stops after the
+// point in flight (a second one ends the process); everything finished is already with the sinks.
 ExecuteSummary execute(const std::vector<PlannedProbe>& plan, DeviceInfo& device,
                        const std::vector<RecordSink*>& sinks, const SassVerifier& verify,
                        const ExecuteOptions& opts);

@@ -1,5 +1,6 @@
 #include "core/executor.hpp"
 
+#include <csignal>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -216,6 +217,28 @@ TEST(Execute, SummarizeDerivesRecordsAndVerifierResultIsAttached) {
   EXPECT_DOUBLE_EQ(sink.records[3].metric("value/sum")->value(), 6);
   EXPECT_EQ(sink.records[3].sass.status, SassStatus::Verified);
   EXPECT_EQ(sink.records[0].sass.detail, "FFMA x128");
+}
+
+TEST(Execute, InterruptStopsAfterThePointInFlightAndKeepsIt) {
+  Registry reg;
+  reg.add(cpu_probe("t.interrupted", [](ProbeContext& ctx) {
+    if (ctx.int_param("x") == 2) std::raise(SIGINT);
+    ctx.set_observed_sm_clock_mhz(1);
+    ctx.metric("value/x", 1.0);
+  }));
+  reg.add(cpu_probe("t.never"));
+  DeviceInfo d = fake_device(90, "sm_90a");
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  const auto s = execute(plan(select_probes(reg, {}), d), d, {&sink}, {}, o);
+  EXPECT_TRUE(s.interrupted);
+  ASSERT_EQ(sink.records.size(), 2u);  // the point that saw the signal still finished
+  EXPECT_EQ(sink.records[1].status, Status::Ok);
+  EXPECT_TRUE(sink.finished);
+  EXPECT_FALSE(sink.complete);
+  // The run's handler is gone again: the default disposition is back.
+  EXPECT_EQ(std::signal(SIGINT, SIG_DFL), SIG_DFL);
 }
 
 TEST(Features, FollowChipAndLoadedCode) {
