@@ -1,6 +1,7 @@
 // Every inline PTX the probes use, as small named wrappers (reviewed once, SASS-tested once).
 // `volatile` keeps ptxas from merging or hoisting them; operands are registers so nothing folds.
 #pragma once
+#include <cmath>
 #include <cstdint>
 
 namespace gd::ptx {
@@ -18,31 +19,42 @@ __device__ __forceinline__ unsigned smid() {
 }
 
 // --- dependent ALU steps (latency chains) --------------------------------------------------
-__device__ __forceinline__ float ffma(float a, float b, float c) {
-  float d;
-  asm volatile("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
-  return d;
+// Each also compiles for the host with the same arithmetic, so a probe checks its device
+// result against the identical function on the CPU.
+#ifdef __CUDA_ARCH__
+#define GD_PTX_DEVICE_ONLY(...) __VA_ARGS__
+#define GD_PTX_HOST_ONLY(...)
+#else
+#define GD_PTX_DEVICE_ONLY(...)
+#define GD_PTX_HOST_ONLY(...) __VA_ARGS__
+#endif
+
+__host__ __device__ __forceinline__ float ffma(float a, float b, float c) {
+  GD_PTX_HOST_ONLY(return std::fma(a, b, c);)
+  GD_PTX_DEVICE_ONLY(float d; asm volatile("fma.rn.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c)); return d;)
 }
 
 // Two adds that ptxas fuses into one three-input IADD3.
-__device__ __forceinline__ uint32_t iadd3(uint32_t a, uint32_t b, uint32_t c) {
-  uint32_t d;
-  asm volatile("add.u32 %0, %1, %2;\n\tadd.u32 %0, %0, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
+__host__ __device__ __forceinline__ uint32_t iadd3(uint32_t a, uint32_t b, uint32_t c) {
+  GD_PTX_HOST_ONLY(return a + b + c;)
+  GD_PTX_DEVICE_ONLY(uint32_t d;
+                     asm volatile("add.u32 %0, %1, %2;\n\tadd.u32 %0, %0, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+                     return d;)
 }
 
-__device__ __forceinline__ uint32_t imad(uint32_t a, uint32_t b, uint32_t c) {
-  uint32_t d;
-  asm volatile("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
+__host__ __device__ __forceinline__ uint32_t imad(uint32_t a, uint32_t b, uint32_t c) {
+  GD_PTX_HOST_ONLY(return a * b + c;)
+  GD_PTX_DEVICE_ONLY(uint32_t d; asm volatile("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c)); return d;)
 }
 
 // LUT 0x96 is a ^ b ^ c.
-__device__ __forceinline__ uint32_t lop3_xor3(uint32_t a, uint32_t b, uint32_t c) {
-  uint32_t d;
-  asm volatile("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
+__host__ __device__ __forceinline__ uint32_t lop3_xor3(uint32_t a, uint32_t b, uint32_t c) {
+  GD_PTX_HOST_ONLY(return a ^ b ^ c;)
+  GD_PTX_DEVICE_ONLY(uint32_t d; asm volatile("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(d) : "r"(a), "r"(b), "r"(c)); return d;)
 }
+
+#undef GD_PTX_DEVICE_ONLY
+#undef GD_PTX_HOST_ONLY
 
 // --- loads with an explicit cache policy (pointer chasing) ----------------------------------
 // A plain weak load (default .ca policy): plain LDG.E.64, cached in L1 and L2, the load ordinary

@@ -8,6 +8,7 @@
 
 #include "analysis/fit.hpp"
 #include "core/device_buffer.hpp"
+#include "core/ptx.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
 
@@ -125,7 +126,7 @@ void run_fp32_peak(ProbeContext& ctx) {
   float want = 0;
   for (int k = 0; k < ilp; ++k) {
     float x = a * float(k);
-    for (long long i = 0; i < (long long)trips * kTripUnroll; ++i) x = std::fma(x, a, b);
+    for (long long i = 0; i < (long long)trips * kTripUnroll; ++i) x = ptx::ffma(x, a, b);
     want += x;
   }
   if (h[0] != want) throw Error("FFMA chain result differs from the host reference");
