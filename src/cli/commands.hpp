@@ -10,7 +10,7 @@ class App;
 namespace gd::cli {
 
 void add_core_commands(CLI::App& app, std::function<int()>& action);    // info, list, run
-void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare
+void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare, import
 void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass, verify, isa
 
 }  // namespace gd::cli

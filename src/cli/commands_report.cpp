@@ -1,13 +1,17 @@
-// `report` and `compare`: views of run files already written. They need no GPU, so they
+// `report`, `compare` and `import`: views and storage of run files already written. They need no GPU, so they
 // work on any machine a run file is copied to.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/result_db.hpp"
 #include "core/run_file.hpp"
 #include "report/compare.hpp"
 #include "report/csv.hpp"
@@ -72,11 +76,42 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });
 }
 
+struct ImportArgs {
+  std::vector<std::string> runs;
+  std::string db = "results/results.db";
+};
+
+// Every file is read and checked before the database is touched: a bad file imports nothing.
+int do_import(const ImportArgs& args) {
+  std::vector<RunDocument> docs;
+  for (const auto& path : args.runs) docs.push_back(read_run_file(path));
+  if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw UserError("cannot create the directory for database '" + args.db + "': " + ec.message());
+  }
+  for (const auto& doc : docs) {
+    import_run(args.db, doc);
+    std::cout << "imported " << doc.run_id << " (" << doc.records.size() << " records)\n";
+  }
+  std::cout << args.db << " now holds " << list_runs(args.db).size() << " run(s)\n";
+  return 0;
+}
+
+void add_import(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("import", "Add run files (e.g. data/measured/*.json) to a SQLite results database");
+  auto args = std::make_shared<ImportArgs>();
+  cmd->add_option("runs", args->runs, "Run files")->required()->type_name("RUN.json...");
+  cmd->add_option("--db", args->db, "Database to add them to (created if missing)")->capture_default_str();
+  cmd->callback([&action, args] { action = [args] { return do_import(*args); }; });
+}
+
 }  // namespace
 
 void add_report_commands(CLI::App& app, std::function<int()>& action) {
   add_report(app, action);
   add_compare(app, action);
+  add_import(app, action);
 }
 
 }  // namespace gd::cli

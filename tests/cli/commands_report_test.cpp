@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/result_db.hpp"
+#include "core/run_file.hpp"
 #include "support/sample_run.hpp"
 
 namespace gd {
@@ -71,6 +74,25 @@ TEST(ReportCommand, BadInputsAreUserErrors) {
 TEST(ReportCommand, UnknownFormatAndMissingFileAreParseErrors) {
   EXPECT_THROW(run_cli({"report", fixture("runs/h200_small.json"), "--format", "html"}), CLI::ValidationError);
   EXPECT_THROW(run_cli({"report"}), CLI::RequiredError);
+}
+
+TEST(ImportCommand, AddsRunsToADatabaseIdempotently) {
+  TempDir dir;
+  const std::string db = dir.file("sub/results.db");
+  EXPECT_EQ(run_cli({"import", fixture("runs/h200_small.json"), "--db", db}), 0);
+  EXPECT_EQ(run_cli({"import", fixture("runs/h200_small.json"), "--db", db}), 0);  // same run id: replaced
+  const auto runs = list_runs(db);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(load_run_from_db(db, runs[0]).records.size(), read_run_file(fixture("runs/h200_small.json")).records.size());
+}
+
+TEST(ImportCommand, ABadFileImportsNothing) {
+  TempDir dir;
+  const std::string db = dir.file("results.db");
+  const std::string msg = user_error_of(
+      [&] { run_cli({"import", fixture("runs/h200_small.json"), fixture("runs/malformed.json"), "--db", db}); });
+  EXPECT_NE(msg.find("malformed.json"), std::string::npos) << msg;
+  EXPECT_FALSE(std::filesystem::exists(db));
 }
 
 TEST(CompareCommand, WritesTheComparison) {
