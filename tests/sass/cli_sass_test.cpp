@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "sass_test_util.hpp"
 
@@ -62,16 +63,29 @@ TEST(VerifyCommand, FilterMatchingNothingIsAUsageError) {
   EXPECT_EQ(r.status, 2) << r.output;
 }
 
-TEST(IsaCommand, WritesMarkdownAndJson) {
+// Every corpus file must build for every target: a file that silently stopped building would
+// shrink the reference tables without anyone noticing.
+class IsaCommand : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(IsaCommand, WritesMarkdownAndJsonFromTheWholeCorpus) {
   GD_REQUIRE_DISASSEMBLER();
-  const std::string out = testing::scratch_dir() + "/isa";
-  const auto r = gpudissect("isa --arch sm_90a --out " + out + " --corpus " + std::string(GPUDISSECT_SOURCE_DIR) +
-                            "/src/sass/corpus");
+  const std::string arch = GetParam();
+  const std::string corpus = std::string(GPUDISSECT_SOURCE_DIR) + "/src/sass/corpus";
+  const std::string out = testing::scratch_dir() + "/isa-" + arch;
+  const auto r = gpudissect("isa --arch " + arch + " --out " + out + " --corpus " + corpus);
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(std::filesystem::exists(out + "/isa-sm_90a.md"));
-  EXPECT_TRUE(std::filesystem::exists(out + "/isa-sm_90a.json"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/isa-" + arch + ".md"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/isa-" + arch + ".json"));
   EXPECT_NE(r.output.find("opcodes"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("does not build"), std::string::npos) << r.output;
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(corpus)) files += e.path().extension() == ".cu";
+  std::ifstream md(out + "/isa-" + arch + ".md");
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(std::to_string(files) + " corpus file(s)"), std::string::npos) << text.substr(0, 400);
 }
+
+INSTANTIATE_TEST_SUITE_P(Targets, IsaCommand, ::testing::Values("sm_90a", "sm_100a", "sm_120a"));
 
 }  // namespace
 }  // namespace gd::sass
