@@ -7,7 +7,7 @@
 namespace gd {
 
 TerminalTable::TerminalTable(std::ostream& out, std::size_t max_metrics)
-    : out_(out), max_metrics_(max_metrics), widths_{8, 28, 20, 10} {}
+    : out_(out), max_metrics_(max_metrics), widths_{8, 28, 26, 10} {}
 
 static std::string status_cell(const Record& r) {
   if (r.status == Status::Skipped) return "SKIP";

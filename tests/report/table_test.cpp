@@ -28,7 +28,7 @@ TEST(TerminalTable, OneLinePerRecordAfterOneHeader) {
   const auto lines = print_all(doc.records);
   ASSERT_EQ(lines.size(), 1 + doc.records.size());
   EXPECT_EQ(lines[0].rfind("status", 0), 0u);
-  EXPECT_EQ(lines[1], "ok        latency.alu.ffma              chain=64              verified    "
+  EXPECT_EQ(lines[1], "ok        latency.alu.ffma              chain=64                    verified    "
                       "time/cycles 262 cycles (260–270, n=20)");
 }
 
