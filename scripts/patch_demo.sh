@@ -10,8 +10,10 @@ out="${2:-$here/results/patch-demo}"
 [ -x "$bin" ] || { echo "patch_demo: no gpudissect at $bin (build first, or pass its path)" >&2; exit 2; }
 mkdir -p "$out"
 
-echo "== SASS of the chain as compiled for this GPU (control words decoded)"
-"$bin" sass --kernel '*ffma_stall_chain_kernel*' ${GPUDISSECT_ARCH:+--arch "$GPUDISSECT_ARCH"} | grep -E 'FFMA|clock|^//' | head -12 || true
+# The code this GPU runs (sm_90a on an H100/H200), unless GPUDISSECT_ARCH names another.
+arch="${GPUDISSECT_ARCH:-$("$bin" info --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["arch_code_loaded"])' 2>/dev/null || true)}"
+echo "== SASS of the chain as compiled for ${arch:-each arch} (control words decoded)"
+"$bin" sass --kernel '*ffma_stall_chain_kernel*' ${arch:+--arch "$arch"} | grep -E 'FFMA|clock|^//' | head -12 || true
 
 echo "== running sass.patch.ffma_stall"
 "$bin" run --filter sass.patch.ffma_stall --out "$out" --no-progress
