@@ -8,7 +8,8 @@
 namespace gd {
 
 ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64_t> lengths,
-                                   const std::function<RegionTiming(std::int64_t steps)>& run_chain) {
+                                   const std::function<RegionTiming(std::int64_t steps)>& run_chain,
+                                   const RepeatPolicy& policy) {
   if (lengths.size() < 2) throw Error("a chain latency needs at least two chain lengths");
   ChainLatency out;
   out.worst_fit.r2 = 2;
@@ -25,7 +26,7 @@ ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64
     if (!(f.r2 >= out.worst_fit.r2)) out.worst_fit = f;
     return f.slope;
   };
-  out.per_step = ctx.measure(one_fit).summary;
+  out.per_step = ctx.measure(one_fit, policy).summary;
   out.clock_mhz = clock_mhz(timings);
   if (out.clock_mhz > 0) ctx.set_observed_sm_clock_mhz(out.clock_mhz);
   return out;

@@ -23,7 +23,8 @@ struct ChainLatency {
 // adaptively through ctx.measure. run_chain returns the kernel's timed region for one length.
 // Sets the context's observed SM clock from the timed regions themselves.
 ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64_t> lengths,
-                                   const std::function<RegionTiming(std::int64_t steps)>& run_chain);
+                                   const std::function<RegionTiming(std::int64_t steps)>& run_chain,
+                                   const RepeatPolicy& policy = {});
 
 // The metrics emit_chain_latency reports, for a probe's spec; `what` says what one step is.
 std::vector<MetricSpec> chain_latency_metrics(const std::string& what);

@@ -1,6 +1,5 @@
 // Dependent-chain latency of the basic ALU operations (FFMA, IADD3, IMAD, LOP3): the number of
 // cycles a kernel author must hide with independent work between a result and its use.
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
