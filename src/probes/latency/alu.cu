@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/chain.hpp"
+#include "analysis/chain.hpp"
 #include "core/device_buffer.hpp"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analysis/cache_levels.hpp"
-#include "core/chain.hpp"
+#include "analysis/chain.hpp"
 #include "core/device_buffer.hpp"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"

@@ -1,4 +1,4 @@
-#include "core/chain.hpp"
+#include "analysis/chain.hpp"
 
 #include <cmath>
 #include <vector>
