@@ -172,11 +172,15 @@ int do_run(const RunArgs& args) {
   std::ostringstream csv;
   write_csv(file.document(), csv);
   write_file_atomic(stem + ".csv", csv.str());
-  std::cout << "\n" << s.ok << " ok, " << s.skipped << " skipped, " << s.failed << " failed"
-            << (s.interrupted ? " (interrupted)" : "") << "\n"
+  std::cout << "\n" << s.ok << " ok, " << s.skipped << " skipped, " << s.failed << " failed; SASS: "
+            << s.sass_mismatch << " mismatch, " << s.sass_unverified << " unverified; " << s.unconverged
+            << " not converged" << (s.interrupted ? " (interrupted)" : "") << "\n"
             << "results: " << stem << ".json (.md, .csv), database " << db.path() << "\n";
+  if (s.sass_mismatch)
+    std::cerr << "gpudissect: " << s.sass_mismatch
+              << " record(s) measured code whose SASS does not match the probe's declaration: the run fails\n";
   if (s.interrupted) return 130;
-  return s.failed ? 1 : 0;
+  return s.failed_any() ? 1 : 0;
 }
 
 void add_run(CLI::App& app, std::function<int()>& action) {

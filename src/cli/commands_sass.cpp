@@ -146,7 +146,7 @@ int do_verify(const std::string& arch_text, const std::string& filter, const std
     for (const auto& n : closest(filter, ids)) hint += " " + n;
     throw UserError("no probe matches '" + filter + "'" + (hint.empty() ? "" : "; closest:" + hint));
   }
-  int counts[3] = {0, 0, 0};
+  int counts[4] = {0, 0, 0, 0};  // by SassStatus
   std::size_t width = 8;
   for (const auto* p : probes) width = std::max(width, p->id.size());
   std::cout << std::left << std::setw(int(width)) << "probe" << "  " << std::setw(8) << "arch" << "  "
@@ -158,7 +158,8 @@ int do_verify(const std::string& arch_text, const std::string& filter, const std
       std::cout << std::setw(int(width)) << p->id << "  " << std::setw(8) << a.name() << "  " << std::setw(10)
                 << to_string(c.status) << "  " << c.detail << "\n";
     }
-  std::cout << "\n" << counts[0] << " verified, " << counts[1] << " mismatch, " << counts[2] << " unverified\n";
+  std::cout << "\n" << counts[0] << " verified, " << counts[1] << " mismatch, " << counts[2] << " unverified, "
+            << counts[3] << " not applicable\n";
   return counts[static_cast<int>(SassStatus::Mismatch)] > 0 ? kExitMismatch : 0;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <set>
@@ -12,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/match.hpp"
 #include "core/probe.hpp"
+#include "core/timing.hpp"
 
 namespace gd {
 
@@ -30,10 +30,6 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
-}
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::atomic<bool> g_interrupted{false};
@@ -71,10 +67,10 @@ std::string format_duration(double s) {
 
 class Progress {
  public:
-  Progress(bool enabled, std::size_t total_points) : enabled_(enabled), total_(total_points), start_(now_s()) {}
+  Progress(bool enabled, std::size_t total_points) : enabled_(enabled), total_(total_points), start_(steady_now_s()) {}
   void show(const std::string& id, const Params& p) {
     if (!enabled_) return;
-    const double elapsed = now_s() - start_;
+    const double elapsed = steady_now_s() - start_;
     std::string eta = "?";
     if (done_ > 0) eta = format_duration(elapsed / double(done_) * double(total_ - done_));
     std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %s  elapsed %s  eta %s", done_ + 1, total_, id.c_str(),
@@ -96,13 +92,34 @@ void emit(const std::vector<RecordSink*>& sinks, const Record& r) {
   for (RecordSink* s : sinks) s->on_record(r);
 }
 
-Record base_record(const ProbeSpec& spec, const Params& params, const SassCheck& sass) {
+Record base_record(const ProbeSpec& spec, const Params& params) {
   Record r;
   r.id = spec.id;
   r.category = spec.category();
   r.params = params;
-  r.sass = sass;
   return r;
+}
+
+// The point's SASS status from the kernels it launched. A verifier that throws leaves the
+// point unverified with the reason, never verified.
+SassCheck check_point(const ProbeSpec& spec, const DeviceInfo& device, const Record& r, const SassVerifier& verify) {
+  if (r.status == Status::Skipped) return {SassStatus::NotApplicable, "skipped: nothing was measured"};
+  if (!verify) return {SassStatus::Unverified, "no SASS verifier in this build"};
+  try {
+    return verify(spec, device, r.kernels);
+  } catch (const std::exception& e) {
+    return {SassStatus::Unverified, std::string("verifier failed: ") + e.what()};
+  }
+}
+
+void count(ExecuteSummary& s, const Record& r) {
+  if (r.status == Status::Ok) ++s.ok;
+  else if (r.status == Status::Skipped) ++s.skipped;
+  else ++s.failed;
+  if (r.status == Status::Skipped) return;
+  if (r.sass.status == SassStatus::Mismatch) ++s.sass_mismatch;
+  if (r.sass.status == SassStatus::Unverified && r.status == Status::Ok) ++s.sass_unverified;
+  if (r.status == Status::Ok && !r.derived && r.convergence.recorded && !r.convergence.converged) ++s.unconverged;
 }
 
 // A sticky error poisons the context; a fresh one lets the remaining probes run.
@@ -113,13 +130,12 @@ void recover_from(const CudaError& e) {
 }
 
 Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device, bool quick,
-                 double budget_s, const SassCheck& sass) {
-  Record r = base_record(spec, params, sass);
-  const double t0 = now_s();
+                 double budget_s, const SassVerifier& verify) {
+  Record r = base_record(spec, params);
+  const double t0 = steady_now_s();
   ProbeContext ctx(spec, params, device, quick, budget_s);
   try {
     spec.run(ctx);
-    ctx.observed_sm_clock_mhz();  // the probe's own reading if it took one, else measured now
     ctx.fill(r);
     if (r.metrics.empty()) throw Error("probe returned without emitting a metric");
   } catch (const SkipProbe& e) {
@@ -134,6 +150,8 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
     r.reason = e.what();
     r.metrics.clear();
   }
+  if (r.status != Status::Ok) r.kernels = ctx.kernels();  // what ran before it stopped
+  r.sass = check_point(spec, device, r, verify);
   refresh_live_state(device);
   if (device.nvml) {
     const auto& n = *device.nvml;
@@ -142,30 +160,27 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
     r.extra["device_state"] = {{"sm_clock_mhz", n.sm_clock_mhz}, {"mem_clock_mhz", n.mem_clock_mhz},
                                {"power_w", n.power_w}, {"temperature_c", n.temperature_c}};
   }
-  r.elapsed_s = now_s() - t0;
+  r.elapsed_s = steady_now_s() - t0;
   return r;
 }
 
-// Runs the probe's analysis step; returns how many derived records failed.
-int run_summary(const ProbeSpec& spec, const std::vector<Record>& records, const DeviceInfo& device,
-                const SassCheck& sass, const std::vector<RecordSink*>& sinks) {
+// Runs the probe's analysis step; derived records are counted into the summary.
+void run_summary(const ProbeSpec& spec, const std::vector<Record>& records, const DeviceInfo& device,
+                 const std::vector<RecordSink*>& sinks, ExecuteSummary& summary) {
   const bool any_ok = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.status == Status::Ok; });
-  if (!spec.summarize || !any_ok) return 0;
+  if (!spec.summarize || !any_ok) return;
   SummaryContext sc(spec, records, device);
   try {
     spec.summarize(sc);
   } catch (const std::exception& e) {
-    Record& r = sc.derive({{"analysis", ParamValue{std::string("summary")}}});
+    Record& r = sc.derive({{"analysis", ParamValue{std::string("summary")}}}, {});
     r.status = Status::Failed;
     r.reason = std::string("analysis failed: ") + e.what();
   }
-  int failed = 0;
   for (Record& r : sc.derived()) {
-    r.sass = sass;
-    failed += r.status == Status::Failed;
+    count(summary, r);
     emit(sinks, r);
   }
-  return failed;
 }
 
 }  // namespace
@@ -234,40 +249,31 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
     const ProbeSpec& spec = *pp.spec;
     if (g_interrupted) break;
     if (pp.skip_reason) {
-      Record r = base_record(spec, {}, SassCheck{SassStatus::Unverified, "not run"});
+      Record r = base_record(spec, {});
       r.status = Status::Skipped;
       r.reason = *pp.skip_reason;
+      r.sass = {SassStatus::NotApplicable, "skipped: nothing was measured"};
       emit(sinks, r);
-      ++summary.skipped;
+      count(summary, r);
       progress.advance();
       continue;
     }
-    SassCheck sass{SassStatus::Unverified, "no SASS verifier in this build"};
-    if (verify) {
-      try {
-        sass = verify(spec, device);
-      } catch (const std::exception& e) {
-        sass = {SassStatus::Unverified, std::string("verifier failed: ") + e.what()};
-      }
-    }
     const auto points = expand(spec.axes, opts.quick);
     const double cap = (opts.quick ? spec.quick_time_cap_s : spec.time_cap_s) * opts.time_cap_scale;
-    const double probe_start = now_s();
+    const double probe_start = steady_now_s();
     std::vector<Record> records;
     for (std::size_t i = 0; i < points.size(); ++i) {
       if (g_interrupted) break;
       progress.show(spec.id, points[i]);
-      const double left = cap - (now_s() - probe_start);
+      const double left = cap - (steady_now_s() - probe_start);
       const double budget = std::max(0.05, left / double(points.size() - i));
-      Record r = run_point(spec, points[i], device, opts.quick, budget, sass);
-      if (r.status == Status::Ok) ++summary.ok;
-      else if (r.status == Status::Skipped) ++summary.skipped;
-      else ++summary.failed;
+      Record r = run_point(spec, points[i], device, opts.quick, budget, verify);
+      count(summary, r);
       emit(sinks, r);
       records.push_back(std::move(r));
       progress.advance();
     }
-    if (!g_interrupted) summary.failed += run_summary(spec, records, device, sass, sinks);
+    if (!g_interrupted) run_summary(spec, records, device, sinks, summary);
   }
   progress.finish();
   summary.interrupted = g_interrupted;

@@ -37,8 +37,10 @@ class RecordSink {
   virtual void on_finish(bool complete) { (void)complete; }
 };
 
-// Checks a probe's declared SASS against the code the device runs.
-using SassVerifier = std::function<SassCheck(const ProbeSpec&, const DeviceInfo&)>;
+// Checks one point against the code the device runs: the probe's declared expectations, and
+// that every kernel the point launched (mangled names) is covered by one of them.
+using SassVerifier =
+    std::function<SassCheck(const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>& kernels)>;
 
 struct ExecuteOptions {
   bool quick = false;
@@ -48,10 +50,16 @@ struct ExecuteOptions {
 
 struct ExecuteSummary {
   int ok = 0, skipped = 0, failed = 0;
+  int sass_mismatch = 0;   // records whose measured code is not what the probe declares
+  int sass_unverified = 0; // measured records with something left unchecked
+  int unconverged = 0;     // measured points whose repetition stopped before its target
   bool interrupted = false;
+  // A run fails when a point failed or measured code that is not the code intended.
+  bool failed_any() const { return failed > 0 || sass_mismatch > 0; }
 };
 
-// Runs every planned probe and sweep point. A probe that throws is recorded as failed and the
+// Runs every planned probe and sweep point; each point's SASS status comes from the kernels it
+// launched (verify). A probe that throws is recorded as failed and the
 // run goes on (a sticky CUDA error resets the context first). SIGINT or SIGTERM stops after the
 // point in flight (a second one ends the process); everything finished is already with the sinks.
 ExecuteSummary execute(const std::vector<PlannedProbe>& plan, DeviceInfo& device,

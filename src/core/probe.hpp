@@ -67,6 +67,9 @@ struct ProbeSpec {
   std::vector<MetricSpec> metrics;
   std::function<void(ProbeContext&)> run;           // measures one sweep point
   std::function<void(SummaryContext&)> summarize;  // optional: records derived from all points
+  // True for a probe that by design runs no SM kernel of ours (copy-engine transfers): its
+  // points are SASS not_applicable instead of unverified when they launch nothing.
+  bool runs_no_sm_kernel = false;
   double time_cap_s = 30;        // for the whole probe, all points together
   double quick_time_cap_s = 4;
 
@@ -89,18 +92,28 @@ class ProbeContext {
   double time_budget_s() const { return budget_s_; }
 
   // Repeats sample() adaptively within this point's time budget. The policy's time cap is
-  // clipped to the budget left.
+  // clipped to the budget left. How it stopped is recorded on the point (Record::convergence).
   RepeatResult measure(const std::function<double()>& sample, RepeatPolicy policy = {});
+
+  // Names a kernel this point launches (its host stub, as passed to <<<>>>): the point is SASS
+  // verified only if every kernel it names is covered by an expectation that holds. Launching
+  // through core/launch.cuh's launch() does this. Throws CudaError if the runtime cannot name it.
+  void launched(const void* kernel);
+  // The same for a kernel launched outside the runtime (a patched cubin), by mangled name.
+  void launched_by_name(const std::string& mangled_name);
+  const std::vector<std::string>& kernels() const { return kernels_; }
 
   void metric(const std::string& name, const Summary& stats);
   void metric(const std::string& name, double value);  // a derived value (n = 1)
   nlohmann::json& extra() { return extra_; }
   [[noreturn]] void skip(const std::string& reason);
 
-  // The SM clock observed during the measurement, MHz. A probe that can measure it inside its
-  // own kernel (clock64 against globaltimer) sets it; otherwise the harness measures it.
-  void set_observed_sm_clock_mhz(double mhz) { observed_mhz_ = mhz; }
-  double observed_sm_clock_mhz();  // measures now if no probe set it
+  // The SM clock during the measurement, MHz, from the timed kernels themselves (clock64 over
+  // %globaltimer, core/timing.hpp clock_mhz). A probe whose timed work runs no SM code says so
+  // with no_sm_clock(why); nothing is borrowed from outside the timed region.
+  void set_observed_sm_clock_mhz(double mhz, std::string how = "clock64 cycles over %globaltimer ns in the timed kernels");
+  void no_sm_clock(std::string why);
+  double observed_sm_clock_mhz() const;  // throws Error when the point has no in-run figure
   bool has_observed_sm_clock() const { return observed_mhz_ > 0; }
 
   // Fills a record's metrics and extra fields (used by the executor).
@@ -114,7 +127,11 @@ class ProbeContext {
   double budget_s_;
   double start_s_;
   double observed_mhz_ = 0;
+  std::string clock_detail_;
   std::vector<Metric> metrics_;
+  std::vector<std::string> kernels_;
+  std::vector<const void*> named_stubs_;  // host stubs already named: launches in timed loops stay cheap
+  std::vector<Convergence> convergence_;
   nlohmann::json extra_ = nlohmann::json::object();
 
   const MetricSpec& declared(const std::string& name) const;
@@ -127,8 +144,17 @@ class SummaryContext {
       : spec_(spec), records_(records), device_(device) {}
   const std::vector<Record>& records() const { return records_; }
   const DeviceInfo& device() const { return device_; }
-  // Adds a derived record with these params; metric names must be declared by the probe.
-  Record& derive(Params params);
+  // Adds a derived record with these params, computed from `sources` (the points it summarizes):
+  // it inherits their SASS status (the worst), convergence and SM clock (their median).
+  // Metric names must be declared by the probe.
+  Record& derive(Params params, const std::vector<const Record*>& sources);
+  // The common case: the best of `candidates` by `metric` (highest, or lowest when !highest)
+  // becomes a derived record with `params`, carrying all its metrics and its params as
+  // extra.best_point. Returns nullptr when no candidate has the metric.
+  Record* derive_best(Params params, const std::vector<const Record*>& candidates, const std::string& metric,
+                      bool highest = true);
+  // The ok records whose params include every one of `where` (e.g. {{"op", "read"}}).
+  std::vector<const Record*> ok_records(const Params& where = {}) const;
   std::vector<Record>& derived() { return derived_; }
   void add_metric(Record& r, const std::string& name, const Summary& stats) const;
 

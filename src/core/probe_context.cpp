@@ -1,16 +1,14 @@
 #include <algorithm>
-#include <chrono>
 
-#include "core/device_kernels.hpp"
+#include <cuda_runtime_api.h>
+
 #include "core/error.hpp"
 #include "core/probe.hpp"
+#include "core/timing.hpp"
 
 namespace gd {
 
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 const ParamValue& require_param(const Params& params, const std::string& probe, const std::string& name) {
   const ParamValue* v = find_param(params, name);
@@ -22,7 +20,7 @@ const ParamValue& require_param(const Params& params, const std::string& probe, 
 ProbeContext::ProbeContext(const ProbeSpec& spec, Params params, const DeviceInfo& device, bool quick,
                            double time_budget_s)
     : spec_(spec), params_(std::move(params)), device_(device), quick_(quick),
-      budget_s_(time_budget_s), start_s_(now_s()) {}
+      budget_s_(time_budget_s), start_s_(steady_now_s()) {}
 
 std::int64_t ProbeContext::int_param(const std::string& name) const {
   const ParamValue& v = require_param(params_, spec_.id, name);
@@ -44,10 +42,25 @@ std::string ProbeContext::str_param(const std::string& name) const {
 }
 
 RepeatResult ProbeContext::measure(const std::function<double()>& sample, RepeatPolicy policy) {
-  const double left = budget_s_ - (now_s() - start_s_);
+  const double left = budget_s_ - (steady_now_s() - start_s_);
   policy.time_cap_s = std::max(0.0, std::min(policy.time_cap_s, left));
   if (quick_) policy.min_samples = std::min(policy.min_samples, 3);
-  return repeat_until_stable(sample, policy);
+  RepeatResult r = repeat_until_stable(sample, policy);
+  convergence_.push_back({true, r.converged, r.stop_reason, r.samples.size(), 1});
+  return r;
+}
+
+void ProbeContext::launched(const void* kernel) {
+  if (std::find(named_stubs_.begin(), named_stubs_.end(), kernel) != named_stubs_.end()) return;
+  const char* name = nullptr;
+  GD_CUDA_CHECK(cudaFuncGetName(&name, kernel));
+  if (!name || !*name) throw Error("the CUDA runtime returned no name for a kernel this point launched");
+  launched_by_name(name);
+  named_stubs_.push_back(kernel);
+}
+
+void ProbeContext::launched_by_name(const std::string& mangled_name) {
+  if (std::find(kernels_.begin(), kernels_.end(), mangled_name) == kernels_.end()) kernels_.push_back(mangled_name);
 }
 
 const MetricSpec& ProbeContext::declared(const std::string& name) const {
@@ -65,25 +78,93 @@ void ProbeContext::metric(const std::string& name, double value) { metric(name, 
 
 void ProbeContext::skip(const std::string& reason) { throw SkipProbe(reason); }
 
-double ProbeContext::observed_sm_clock_mhz() {
-  if (observed_mhz_ <= 0) observed_mhz_ = measure_sm_clock_mhz();
+void ProbeContext::set_observed_sm_clock_mhz(double mhz, std::string how) {
+  if (!(mhz > 0)) throw Error("probe " + spec_.id + ": observed SM clock must be positive, got " + std::to_string(mhz));
+  observed_mhz_ = mhz;
+  clock_detail_ = std::move(how);
+}
+
+void ProbeContext::no_sm_clock(std::string why) {
+  observed_mhz_ = 0;
+  clock_detail_ = std::move(why);
+}
+
+double ProbeContext::observed_sm_clock_mhz() const {
+  if (observed_mhz_ <= 0)
+    throw Error("probe " + spec_.id + ": no SM clock was observed during this point's timed work" +
+                (clock_detail_.empty() ? "" : " (" + clock_detail_ + ")"));
   return observed_mhz_;
 }
 
 void ProbeContext::fill(Record& r) const {
   r.metrics = metrics_;
   r.extra = extra_;
+  r.kernels = kernels_;
+  r.convergence = combine(convergence_);
   r.sm_clock_mhz = observed_mhz_;
+  r.sm_clock_source = observed_mhz_ > 0 ? ClockSource::InKernel : ClockSource::None;
+  r.sm_clock_detail = !clock_detail_.empty() ? clock_detail_
+                      : observed_mhz_ > 0  ? "clock64 cycles over %globaltimer ns in the timed kernels"
+                                           : "the probe took no in-run SM clock reading";
 }
 
-Record& SummaryContext::derive(Params params) {
+Record& SummaryContext::derive(Params params, const std::vector<const Record*>& sources) {
   Record r;
   r.id = spec_.id;
   r.category = spec_.category();
   r.params = std::move(params);
   r.derived = true;
+  std::vector<SassCheck> checks;
+  std::vector<Convergence> conv;
+  std::vector<double> mhz;
+  for (const Record* s : sources) {
+    checks.push_back(s->sass);
+    conv.push_back(s->convergence);
+    if (s->sm_clock_mhz > 0) mhz.push_back(s->sm_clock_mhz);
+    for (const auto& k : s->kernels)
+      if (std::find(r.kernels.begin(), r.kernels.end(), k) == r.kernels.end()) r.kernels.push_back(k);
+  }
+  r.sass = combine(checks);
+  r.convergence = combine(conv);
+  if (!mhz.empty()) {
+    r.sm_clock_mhz = summarize(mhz).median;
+    r.sm_clock_source = ClockSource::FromPoints;
+    r.sm_clock_detail = "median of the in-run clocks of " + std::to_string(mhz.size()) + " source point(s)";
+  } else {
+    r.sm_clock_detail = "its source points have no in-run SM clock";
+  }
+  r.extra["derived_from_points"] = sources.size();
   derived_.push_back(std::move(r));
   return derived_.back();
+}
+
+Record* SummaryContext::derive_best(Params params, const std::vector<const Record*>& candidates,
+                                    const std::string& metric, bool highest) {
+  const Record* best = nullptr;
+  for (const Record* c : candidates) {
+    const Metric* m = c->metric(metric);
+    if (!m) continue;
+    const double v = m->value(), b = best ? best->metric(metric)->value() : 0;
+    if (!best || (highest ? v > b : v < b)) best = c;
+  }
+  if (!best) return nullptr;
+  Record& r = derive(std::move(params), {best});
+  for (const Metric& m : best->metrics) add_metric(r, m.name, m.stats);
+  r.extra["best_point"] = to_json(best->params);
+  return &r;
+}
+
+std::vector<const Record*> SummaryContext::ok_records(const Params& where) const {
+  std::vector<const Record*> out;
+  for (const Record& r : records_) {
+    if (r.status != Status::Ok || r.derived) continue;
+    const bool all = std::all_of(where.begin(), where.end(), [&](const auto& kv) {
+      const ParamValue* v = find_param(r.params, kv.first);
+      return v && *v == kv.second;
+    });
+    if (all) out.push_back(&r);
+  }
+  return out;
 }
 
 void SummaryContext::add_metric(Record& r, const std::string& name, const Summary& stats) const {

@@ -1,5 +1,6 @@
 #include "core/record.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/json_fields.hpp"
@@ -23,6 +24,7 @@ std::string to_string(SassStatus s) {
     case SassStatus::Verified: return "verified";
     case SassStatus::Mismatch: return "mismatch";
     case SassStatus::Unverified: return "unverified";
+    case SassStatus::NotApplicable: return "not_applicable";
   }
   throw std::invalid_argument("invalid SassStatus value");
 }
@@ -34,10 +36,62 @@ Status status_from_string(const std::string& s) {
 }
 
 SassStatus sass_status_from_string(const std::string& s) {
-  for (SassStatus v : {SassStatus::Verified, SassStatus::Mismatch, SassStatus::Unverified})
+  for (SassStatus v : {SassStatus::Verified, SassStatus::Mismatch, SassStatus::Unverified, SassStatus::NotApplicable})
     if (to_string(v) == s) return v;
   throw std::invalid_argument("unknown SASS status '" + s +
-                              "' (expected verified, mismatch or unverified)");
+                              "' (expected verified, mismatch, unverified or not_applicable)");
+}
+
+namespace {
+int severity(SassStatus s) {
+  switch (s) {
+    case SassStatus::NotApplicable: return 0;
+    case SassStatus::Verified: return 1;
+    case SassStatus::Unverified: return 2;
+    case SassStatus::Mismatch: return 3;
+  }
+  return 3;
+}
+}  // namespace
+
+SassCheck combine(const std::vector<SassCheck>& checks) {
+  if (checks.empty()) return {SassStatus::Unverified, "derived from no recorded point"};
+  const SassCheck* worst = &checks.front();
+  for (const SassCheck& c : checks)
+    if (severity(c.status) > severity(worst->status)) worst = &c;
+  if (checks.size() == 1) return *worst;
+  return {worst->status, "worst of " + std::to_string(checks.size()) + " points: " + worst->detail};
+}
+
+Convergence combine(const std::vector<Convergence>& parts) {
+  Convergence out;
+  for (const Convergence& c : parts) {
+    if (!c.recorded) continue;
+    if (!out.recorded) {
+      out = c;
+      continue;
+    }
+    if (out.converged && !c.converged) out.stop_reason = c.stop_reason;
+    out.converged = out.converged && c.converged;
+    out.n = std::min(out.n, c.n);
+    out.measurements += c.measurements;
+  }
+  return out;
+}
+
+std::string to_string(ClockSource c) {
+  switch (c) {
+    case ClockSource::None: return "none";
+    case ClockSource::InKernel: return "in_kernel";
+    case ClockSource::FromPoints: return "from_points";
+  }
+  throw std::invalid_argument("invalid ClockSource value");
+}
+
+ClockSource clock_source_from_string(const std::string& s) {
+  for (ClockSource v : {ClockSource::None, ClockSource::InKernel, ClockSource::FromPoints})
+    if (to_string(v) == s) return v;
+  throw std::invalid_argument("unknown SM clock source '" + s + "' (expected none, in_kernel or from_points)");
 }
 
 const Metric* Record::metric(const std::string& name) const {
@@ -60,6 +114,11 @@ json to_json(const Metric& m) {
           {"n", m.stats.n}};
 }
 
+json to_json(const Convergence& c) {
+  if (!c.recorded) return nullptr;
+  return {{"converged", c.converged}, {"stop_reason", c.stop_reason}, {"n", c.n}, {"measurements", c.measurements}};
+}
+
 json to_json(const Record& r) {
   json metrics = json::array();
   for (const Metric& m : r.metrics) metrics.push_back(to_json(m));
@@ -70,8 +129,12 @@ json to_json(const Record& r) {
           {"reason", r.reason},
           {"metrics", std::move(metrics)},
           {"sass", {{"status", to_string(r.sass.status)}, {"detail", r.sass.detail}}},
+          {"kernels", r.kernels},
           {"derived", r.derived},
+          {"convergence", to_json(r.convergence)},
           {"sm_clock_mhz", jf::number_or_null(r.sm_clock_mhz)},
+          {"sm_clock_source", to_string(r.sm_clock_source)},
+          {"sm_clock_detail", r.sm_clock_detail},
           {"nvml_sm_clock_mhz", jf::number_or_null(r.nvml_sm_clock_mhz)},
           {"elapsed_s", jf::number_or_null(r.elapsed_s)},
           {"extra", r.extra}};
@@ -109,6 +172,27 @@ static SassCheck sass_from_json(const json& j) {
   return s;
 }
 
+static Convergence convergence_from_json(const json& j) {
+  Convergence c;
+  if (j.is_null()) return c;
+  if (!j.is_object()) throw std::invalid_argument(std::string("must be an object or null, not ") + j.type_name());
+  c.recorded = true;
+  c.converged = jf::bool_or(j, "converged", false);
+  c.stop_reason = jf::string_at(j, "stop_reason");
+  c.n = sample_count(j);
+  c.measurements = int(jf::number_or(j, "measurements", 1));
+  return c;
+}
+
+static std::vector<std::string> strings_from_json(const json& arr) {
+  std::vector<std::string> out;
+  for (const json& s : arr) {
+    if (!s.is_string()) throw std::invalid_argument(std::string("must hold strings, not ") + s.type_name());
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
 static std::vector<Metric> metrics_from_json(const json& arr) {
   std::vector<Metric> out;
   for (const json& m : arr) out.push_back(metric_from_json(m));
@@ -132,7 +216,15 @@ Record record_from_json(const json& j) {
     r.sass = jf::with_context("field 'sass'", [&] { return sass_from_json(sass); });
   }
   r.derived = jf::bool_or(j, "derived", false);
+  if (jf::optional(j, "kernels"))
+    r.kernels = jf::with_context("field 'kernels'", [&] { return strings_from_json(jf::array_at(j, "kernels")); });
+  if (const json* c = jf::optional(j, "convergence"))
+    r.convergence = jf::with_context("field 'convergence'", [&] { return convergence_from_json(*c); });
   r.sm_clock_mhz = jf::number_or(j, "sm_clock_mhz", 0);
+  r.sm_clock_source = jf::with_context("field 'sm_clock_source'", [&] {
+    return clock_source_from_string(jf::string_or(j, "sm_clock_source", "none"));
+  });
+  r.sm_clock_detail = jf::string_or(j, "sm_clock_detail", "");
   r.nvml_sm_clock_mhz = jf::number_or(j, "nvml_sm_clock_mhz", 0);
   r.elapsed_s = jf::number_or(j, "elapsed_s", 0);
   if (jf::optional(j, "extra")) r.extra = jf::object_at(j, "extra");

@@ -47,6 +47,10 @@ CREATE TABLE records (
   nvml_sm_clock_mhz REAL,
   elapsed_s         REAL,
   extra_json        TEXT NOT NULL,
+  kernels_json      TEXT NOT NULL DEFAULT '[]',   -- mangled names of the kernels the point launched
+  convergence_json  TEXT,                          -- how repetition ended; NULL when nothing repeated
+  sm_clock_source   TEXT NOT NULL DEFAULT 'none',  -- in_kernel, from_points or none
+  sm_clock_detail   TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE metrics (
@@ -189,10 +193,26 @@ void create_schema_if_new(sqlite3* db) {
   tx.commit();
 }
 
+// Version 1 lacked the record provenance columns; adding them with their defaults keeps every
+// stored run (its records read as "not recorded", like a version-1 run file).
+void migrate_from_1(sqlite3* db) {
+  Transaction tx(db);
+  exec(db, "ALTER TABLE records ADD COLUMN kernels_json TEXT NOT NULL DEFAULT '[]';"
+           "ALTER TABLE records ADD COLUMN convergence_json TEXT;"
+           "ALTER TABLE records ADD COLUMN sm_clock_source TEXT NOT NULL DEFAULT 'none';"
+           "ALTER TABLE records ADD COLUMN sm_clock_detail TEXT NOT NULL DEFAULT '';"
+           "PRAGMA user_version = 2;");
+  tx.commit();
+}
+
 void check_schema(sqlite3* db, const std::string& path, OpenMode mode) {
   int version = user_version(db, path);
   if (version == 0 && !has_tables(db) && mode == OpenMode::Create) {
     create_schema_if_new(db);
+    version = user_version(db, path);
+  }
+  if (version == 1 && kDbSchemaVersion == 2) {
+    migrate_from_1(db);
     version = user_version(db, path);
   }
   if (version == 0)
@@ -269,12 +289,15 @@ void insert_metric(Statement& s, const std::string& run_id, int seq, const Metri
 void insert_record(sqlite3* db, const std::string& run_id, int seq, const Record& r) {
   Statement s(db,
               "INSERT INTO records (run_id, seq, id, category, params_json, status, reason, sass_status, "
-              "sass_detail, derived, sm_clock_mhz, nvml_sm_clock_mhz, elapsed_s, extra_json) "
-              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+              "sass_detail, derived, sm_clock_mhz, nvml_sm_clock_mhz, elapsed_s, extra_json, kernels_json, "
+              "convergence_json, sm_clock_source, sm_clock_detail) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, run_id).bind(2, std::int64_t{seq}).bind(3, r.id).bind(4, r.category).bind(5, to_json(r.params));
   s.bind(6, to_string(r.status)).bind(7, r.reason).bind(8, to_string(r.sass.status)).bind(9, r.sass.detail);
   s.bind(10, std::int64_t{r.derived}).bind(11, r.sm_clock_mhz).bind(12, r.nvml_sm_clock_mhz);
-  s.bind(13, r.elapsed_s).bind(14, r.extra);
+  s.bind(13, r.elapsed_s).bind(14, r.extra).bind(15, json(r.kernels));
+  if (r.convergence.recorded) s.bind(16, to_json(r.convergence));
+  s.bind(17, to_string(r.sm_clock_source)).bind(18, r.sm_clock_detail);
   s.step();
   Statement m(db,
               "INSERT INTO metrics (run_id, seq, name, unit, value, median, min, max, mean, stddev, n) "
@@ -328,6 +351,14 @@ Record record_from_row(const Statement& s) {
   r.nvml_sm_clock_mhz = s.real(10);
   r.elapsed_s = s.real(11);
   r.extra = json::parse(s.text(12));
+  for (const json& k : json::parse(s.text(13))) r.kernels.push_back(k.get<std::string>());
+  if (!s.is_null(14)) {
+    const json c = json::parse(s.text(14));
+    r.convergence = {true, c.at("converged").get<bool>(), c.at("stop_reason").get<std::string>(),
+                     c.at("n").get<std::size_t>(), c.at("measurements").get<int>()};
+  }
+  r.sm_clock_source = clock_source_from_string(s.text(15));
+  r.sm_clock_detail = s.text(16);
   return r;
 }
 
@@ -348,7 +379,8 @@ void load_records(sqlite3* db, RunDocument& doc) {
   std::map<std::int64_t, std::size_t> index_of_seq;
   Statement rs(db,
                "SELECT seq, id, category, params_json, status, reason, sass_status, sass_detail, derived, "
-               "sm_clock_mhz, nvml_sm_clock_mhz, elapsed_s, extra_json FROM records WHERE run_id = ? ORDER BY seq");
+               "sm_clock_mhz, nvml_sm_clock_mhz, elapsed_s, extra_json, kernels_json, convergence_json, sm_clock_source, "
+               "sm_clock_detail FROM records WHERE run_id = ? ORDER BY seq");
   rs.bind(1, doc.run_id);
   while (rs.step()) {
     index_of_seq[rs.integer(0)] = doc.records.size();

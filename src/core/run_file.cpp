@@ -50,12 +50,13 @@ static void check_identity(const json& j) {
 }
 
 static void check_schema_version(const json& j) {
-  const std::string supported = "this gpudissect reads schema version " + std::to_string(kSchemaVersion);
+  const std::string supported = "this gpudissect reads schema versions " + std::to_string(kOldestReadableSchemaVersion) +
+                                " to " + std::to_string(kSchemaVersion);
   const json* v = jf::optional(j, "schema_version");
   if (!v) throw std::invalid_argument("missing schema_version (" + supported + ")");
   if (!v->is_number_integer())
     throw std::invalid_argument("schema_version must be an integer, not " + v->dump() + " (" + supported + ")");
-  if (v->get<std::int64_t>() != kSchemaVersion)
+  if (v->get<std::int64_t>() < kOldestReadableSchemaVersion || v->get<std::int64_t>() > kSchemaVersion)
     throw std::invalid_argument("schema version " + v->dump() + " is not supported (" + supported + ")");
 }
 

@@ -1,10 +1,11 @@
 #include "core/stats.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+
+#include "core/timing.hpp"
 
 namespace gd {
 
@@ -60,10 +61,7 @@ RepeatResult repeat_until_stable(const std::function<double()>& sample, const Re
                                  const std::function<double()>& now_s) {
   if (policy.min_samples < 1 || policy.max_samples < policy.min_samples)
     throw std::invalid_argument("repeat_until_stable: need 1 <= min_samples <= max_samples");
-  const auto steady_now = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
-  const auto now = now_s ? now_s : std::function<double()>(steady_now);
+  const auto now = now_s ? now_s : std::function<double()>(steady_now_s);
   const double warm_start = now();
   for (int i = 0; i < policy.warmup || now() - warm_start < policy.warmup_s; ++i) (void)sample();
   const double start = now();
@@ -80,8 +78,8 @@ RepeatResult repeat_until_stable(const std::function<double()>& sample, const Re
       r.stop_reason = "sample cap";
       break;
     }
-    // The time cap never cuts below the minimum, so a slow sample still yields a median.
-    if (n >= std::min(policy.min_samples, 3) && now() - start >= policy.time_cap_s) {
+    // The time cap never cuts below the policy's minimum sample count.
+    if (n >= policy.min_samples && now() - start >= policy.time_cap_s) {
       r.stop_reason = "time cap";
       break;
     }

@@ -25,3 +25,20 @@ struct RegionClock {
 };
 
 }  // namespace gd
+
+namespace gd {
+
+// For kernels timed by events (bandwidth streams): thread 0 of each block times the block's own
+// work, so the run still has an SM clock read inside the measured launch. timing[] holds one
+// entry per block.
+struct BlockClock {
+  RegionClock clock;
+  __device__ __forceinline__ void begin() {
+    if (threadIdx.x == 0) clock.begin();
+  }
+  __device__ __forceinline__ void end(RegionTiming* timing) {
+    if (threadIdx.x == 0) timing[blockIdx.x] = clock.end();
+  }
+};
+
+}  // namespace gd

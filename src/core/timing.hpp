@@ -13,6 +13,9 @@ struct RegionTiming {
   unsigned pad = 0;
 };
 
+// Seconds on the host's steady clock: the one clock every host-side interval uses.
+double steady_now_s();
+
 // SM clock in MHz over one or more timed regions: total cycles over total nanoseconds.
 // Returns 0 when no time elapsed (globaltimer too coarse for the region).
 double clock_mhz(std::span<const RegionTiming> timings);

@@ -10,7 +10,8 @@ namespace {
 
 constexpr const char* kColumns[] = {"run_id", "gpu",    "id",     "category", "params", "status", "reason",
                                     "sass_status", "derived", "metric", "unit", "value", "median", "min",
-                                    "max",    "mean",   "stddev", "n",        "sm_clock_mhz"};
+                                    "max",    "mean",   "stddev", "n",        "sm_clock_mhz", "sm_clock_source",
+                                    "converged", "stop_reason", "sass_detail"};
 
 std::string number(double v) {
   if (!std::isfinite(v)) return "";
@@ -50,10 +51,11 @@ void write_csv(const RunDocument& doc, std::ostream& os) {
   const std::vector<std::string> no_metric(9);
   for (const Record& r : doc.records) {
     const std::string clock = r.sm_clock_mhz > 0 ? number(r.sm_clock_mhz) : "";
+    const std::string converged = !r.convergence.recorded ? "" : r.convergence.converged ? "true" : "false";
     auto row_with = [&](const std::vector<std::string>& metric) {
       std::vector<std::string> row = record_fields(doc, gpu, r);
       row.insert(row.end(), metric.begin(), metric.end());
-      row.push_back(clock);
+      row.insert(row.end(), {clock, to_string(r.sm_clock_source), converged, r.convergence.stop_reason, r.sass.detail});
       write_row(os, row);
     };
     if (r.metrics.empty()) row_with(no_metric);

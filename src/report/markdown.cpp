@@ -20,23 +20,44 @@ std::string facts_table(const std::vector<Fact>& facts) {
 
 struct Counts {
   int measured = 0, analysis = 0, skipped = 0, failed = 0;
-  int verified = 0, mismatch = 0, unverified = 0;  // over measured records
+  int verified = 0, mismatch = 0, unverified = 0, not_applicable = 0;  // over ok records
+  int unconverged = 0;                                                  // over measured records
 };
 
 Counts count(const std::vector<Record>& records) {
   Counts c;
   for (const Record& r : records) {
-    if (r.status == Status::Skipped) ++c.skipped;
-    else if (r.status == Status::Failed) ++c.failed;
-    else if (r.derived) ++c.analysis;
-    else {
-      ++c.measured;
-      if (r.sass.status == SassStatus::Verified) ++c.verified;
-      else if (r.sass.status == SassStatus::Mismatch) ++c.mismatch;
-      else ++c.unverified;
+    if (r.status == Status::Skipped) {
+      ++c.skipped;
+      continue;
+    }
+    if (r.status == Status::Failed) {
+      ++c.failed;
+      c.mismatch += r.sass.status == SassStatus::Mismatch;  // a mismatch fails the run either way
+      continue;
+    }
+    ++(r.derived ? c.analysis : c.measured);
+    if (!r.derived && r.convergence.recorded && !r.convergence.converged) ++c.unconverged;
+    switch (r.sass.status) {
+      case SassStatus::Verified: ++c.verified; break;
+      case SassStatus::Mismatch: ++c.mismatch; break;
+      case SassStatus::Unverified: ++c.unverified; break;
+      case SassStatus::NotApplicable: ++c.not_applicable; break;
     }
   }
   return c;
+}
+
+// What the table cells mean, once per report.
+std::string legend() {
+  return "How to read the tables: a value is the median of its samples, shown as "
+         "`median (min–max, n=samples)`. **SM MHz** is the SM clock observed while the point ran: clock64 "
+         "cycles over %globaltimer ns inside the timed kernels; `(pts)` marks an analysis row's median over "
+         "the points it came from; `none` means no SM code was timed (the record says why). **Conv.** is how "
+         "the adaptive repetition ended: `n=7` reached its confidence target with 7 samples; a bold reason "
+         "(`time cap`, `sample cap`) means it stopped first. **SASS**: `verified` means every kernel the "
+         "point launched was checked against the probe's declared instructions; `MISMATCH` fails the run; "
+         "`unverified` means something it ran was not checked; `n/a` means no SM kernel of ours ran.\n\n";
 }
 
 std::string summary_section(const RunDocument& doc) {
@@ -51,12 +72,19 @@ std::string summary_section(const RunDocument& doc) {
          std::to_string(c.skipped), std::to_string(c.failed)});
   std::ostringstream os;
   os << "## Summary\n\n" << t.render() << "\n";
-  os << "SASS of the measured records: " << c.verified << " verified, " << c.mismatch << " mismatch, "
-     << c.unverified << " unverified.\n\n";
-  if (c.mismatch + c.unverified > 0)
-    os << "> ⚠ SASS not verified for " << c.mismatch + c.unverified << " of " << c.measured
-       << " measured records: the code that ran was not shown to contain what the probe expects. "
-          "Their numbers are flagged in the tables below.\n\n";
+  os << "SASS of the records: " << c.verified << " verified, " << c.mismatch << " mismatch, " << c.unverified
+     << " unverified, " << c.not_applicable << " not applicable. Repetition: " << c.unconverged << " of "
+     << c.measured << " measured points stopped before their confidence target.\n\n";
+  if (c.mismatch > 0)
+    os << "> ⚠ **SASS MISMATCH in " << c.mismatch << " records: the run failed.** The code that ran is not "
+          "what the probe says it measures; those numbers are flagged below and must not be used.\n\n";
+  if (c.unverified > 0)
+    os << "> ⚠ SASS unverified for " << c.unverified
+       << " records: something they ran was not checked against the probe's expectations (see the notes "
+          "under each table).\n\n";
+  if (c.unconverged > 0)
+    os << "> ⚠ " << c.unconverged << " measured points did not converge (time or sample cap): their spread is "
+          "wider than the probe's target; see the Conv. column.\n\n";
   if (!doc.complete)
     os << "> **INTERRUPTED**: the run did not finish; this report holds the records it completed.\n\n";
   return os.str();
@@ -67,28 +95,30 @@ std::string metric_cell(const Record& r, const MetricColumn& c) {
   return m ? markdown_escape(format_metric(*m, !c.uniform_unit)) : "";
 }
 
-bool any_clock(const std::vector<const Record*>& records) {
-  for (const Record* r : records)
-    if (r->sm_clock_mhz > 0) return true;
-  return false;
+bool any_cell(const std::vector<const Record*>& records, std::string (*cell)(const Record&)) {
+  return std::any_of(records.begin(), records.end(), [&](const Record* r) { return !cell(*r).empty(); });
 }
 
-// Params, then metrics, then (for measured records) the observed clock and the SASS check.
-std::string values_table(const std::vector<const Record*>& records, bool measured) {
+std::string conv_of(const Record& r) { return convergence_cell(r.convergence); }
+
+// Params, then metrics, then the observed clock, how repetition ended and the SASS check.
+std::string values_table(const std::vector<const Record*>& records) {
   const auto params = param_names(records);
   const auto metrics = metric_columns(records);
-  const bool clock = measured && any_clock(records);
+  const bool clock = any_cell(records, clock_cell), conv = any_cell(records, conv_of);
   MarkdownTable t;
   for (const auto& p : params) t.column(markdown_escape(p), MarkdownTable::Align::Right);
   for (const auto& m : metrics) t.column(metric_header(m), MarkdownTable::Align::Right);
   if (clock) t.column("SM MHz", MarkdownTable::Align::Right);
-  if (measured) t.column("SASS");
+  if (conv) t.column("Conv.", MarkdownTable::Align::Right);
+  t.column("SASS");
   for (const Record* r : records) {
     std::vector<std::string> cells;
     for (const auto& p : params) cells.push_back(markdown_escape(param_cell(*r, p)));
     for (const auto& m : metrics) cells.push_back(metric_cell(*r, m));
-    if (clock) cells.push_back(r->sm_clock_mhz > 0 ? fmt_num(r->sm_clock_mhz) : "");
-    if (measured) cells.push_back(sass_flag(r->sass.status));
+    if (clock) cells.push_back(clock_cell(*r));
+    if (conv) cells.push_back(conv_of(*r));
+    cells.push_back(sass_flag(r->sass.status));
     t.row(std::move(cells));
   }
   return t.render();
@@ -104,7 +134,7 @@ std::string point_label(const Record& r) {
 std::string sass_notes(const std::vector<const Record*>& records) {
   std::vector<std::pair<std::string, std::vector<std::string>>> notes;
   for (const Record* r : records) {
-    if (r->sass.status == SassStatus::Verified) continue;
+    if (r->sass.status == SassStatus::Verified || r->sass.status == SassStatus::NotApplicable) continue;
     std::string what = "SASS " + to_string(r->sass.status) + (r->sass.detail.empty() ? "" : ": " + r->sass.detail);
     auto it = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == what; });
     if (it == notes.end()) notes.push_back({what, {point_label(*r)}});
@@ -124,8 +154,9 @@ std::string probe_section(const ProbeRecords& probe) {
   for (const Record* r : probe.records)
     if (r->status == Status::Ok) (r->derived ? analysis : measured).push_back(r);
   std::string out = "### " + markdown_escape(probe.id) + "\n\n";
-  if (!measured.empty()) out += values_table(measured, true) + sass_notes(measured) + "\n";
-  if (!analysis.empty()) out += "#### " + markdown_escape(probe.id) + ": analysis\n\n" + values_table(analysis, false) + "\n";
+  if (!measured.empty()) out += values_table(measured) + sass_notes(measured) + "\n";
+  if (!analysis.empty())
+    out += "#### " + markdown_escape(probe.id) + ": analysis\n\n" + values_table(analysis) + sass_notes(analysis) + "\n";
   return out;
 }
 
@@ -150,7 +181,8 @@ std::string skipped_and_failed(const std::vector<Record>& records) {
   for (const Record& r : records)
     if (r.status != Status::Ok)
       t.row({markdown_escape(r.id), markdown_escape(to_string(r.params)),
-             r.status == Status::Failed ? "**failed**" : "skipped", markdown_escape(r.reason)});
+             r.status == Status::Failed ? "**failed**" : "skipped",
+             markdown_escape(r.reason + (r.sass.status == SassStatus::Mismatch ? " (SASS MISMATCH: " + r.sass.detail + ")" : ""))});
   return "## Skipped and failed\n\n" + (t.empty() ? std::string("None: every selected probe ran.\n") : t.render());
 }
 
@@ -162,6 +194,7 @@ std::string markdown_report(const RunDocument& doc) {
   os << "## Device\n\n" << facts_table(device_facts(doc.device)) << "\n";
   os << "## Run\n\n" << facts_table(run_facts(doc)) << "\n";
   os << summary_section(doc);
+  os << legend();
   os << category_sections(doc.records);
   os << skipped_and_failed(doc.records);
   return os.str();

@@ -183,8 +183,25 @@ std::string sass_flag(SassStatus s) {
     case SassStatus::Verified: return "verified";
     case SassStatus::Mismatch: return "**MISMATCH** ⚠";
     case SassStatus::Unverified: return "**unverified** ⚠";
+    case SassStatus::NotApplicable: return "n/a";
   }
   return "";
+}
+
+std::string convergence_cell(const Convergence& c) {
+  if (!c.recorded) return "";
+  if (c.converged) return "n=" + std::to_string(c.n);
+  return "**" + c.stop_reason + "** n=" + std::to_string(c.n) + " ⚠";
+}
+
+std::string clock_cell(const Record& r) {
+  if (r.sm_clock_mhz <= 0) return r.sm_clock_source == ClockSource::None && !r.sm_clock_detail.empty() ? "none" : "";
+  switch (r.sm_clock_source) {
+    case ClockSource::InKernel: return fmt_num(r.sm_clock_mhz);
+    case ClockSource::FromPoints: return fmt_num(r.sm_clock_mhz) + " (pts)";
+    case ClockSource::None: break;
+  }
+  return fmt_num(r.sm_clock_mhz) + " (?)";
 }
 
 std::vector<ProbeRecords> group_by_probe(const std::vector<const Record*>& records) {

@@ -24,6 +24,12 @@ std::string cuda_version_string(long long version);     // 12040 -> "12.4"
 
 // Visible in Markdown: anything but a verified SASS check is bold and carries a warning sign.
 std::string sass_flag(SassStatus s);
+// "n=7" when the repetition converged; the stop reason in bold with a warning when it did not;
+// empty when nothing was repeated.
+std::string convergence_cell(const Convergence& c);
+// The in-run SM clock: plain for in-kernel readings, "(pts)" for a derived record's median of
+// its points, "none" when the point says it has no in-run figure.
+std::string clock_cell(const Record& r);
 
 struct ProbeRecords {
   std::string id;

@@ -16,13 +16,21 @@ static std::string status_cell(const Record& r) {
 }
 
 static std::string sass_cell(const Record& r) {
-  if (r.status != Status::Ok || r.derived) return "-";
+  if (r.status == Status::Skipped) return "-";
   switch (r.sass.status) {
     case SassStatus::Verified: return "verified";
     case SassStatus::Mismatch: return "MISMATCH";
     case SassStatus::Unverified: return "unverified";
+    case SassStatus::NotApplicable: return "n/a";
   }
   return "";
+}
+
+// Said after the metrics, so a number that stopped short of its confidence target is not
+// read as a settled one.
+static std::string convergence_note(const Record& r) {
+  if (r.derived || !r.convergence.recorded || r.convergence.converged) return "";
+  return "  [not converged: " + r.convergence.stop_reason + ", n=" + std::to_string(r.convergence.n) + "]";
 }
 
 std::vector<std::string> TerminalTable::leading_cells(const Record& r) const {
@@ -37,7 +45,7 @@ std::string TerminalTable::trailing_cell(const Record& r) const {
   for (std::size_t i = 0; i < shown; ++i)
     out += (i ? "  " : "") + r.metrics[i].name + " " + format_metric(r.metrics[i], true);
   if (r.metrics.size() > shown) out += "  (+" + std::to_string(r.metrics.size() - shown) + " more)";
-  return out;
+  return out + convergence_note(r);
 }
 
 std::string TerminalTable::join(const std::vector<std::string>& cells, const std::string& rest) const {

@@ -144,6 +144,37 @@ SassCheck check_expectations(const std::vector<SassExpectation>& expectations, c
   return {SassStatus::Verified, detail};
 }
 
+SassCheck check_point(const ProbeSpec& probe, const CodeBase& code, const std::vector<std::string>& kernels) {
+  const std::string arch = code.arch().name();
+  if (kernels.empty()) {
+    if (probe.runs_no_sm_kernel)
+      return {SassStatus::NotApplicable, "no SM kernel runs by design: nothing of ours to check"};
+    return {SassStatus::Unverified, "the point recorded no kernel launch: nothing ties its numbers to checked code"};
+  }
+  const SassCheck whole = check_expectations(probe.sass, code);
+  if (whole.status != SassStatus::Verified && !probe.sass.empty()) return whole;
+  if (!code.has_text()) return {SassStatus::Unverified, code.note()};
+  std::vector<std::string> found;
+  for (const std::string& name : kernels) {
+    const auto it = std::find_if(code.kernels().begin(), code.kernels().end(),
+                                 [&](const KernelCode& k) { return k.name == name; });
+    if (it == code.kernels().end())
+      return {SassStatus::Unverified, arch + ": launched kernel " + name + " is not in this arch's code"};
+    std::vector<const SassExpectation*> covering;
+    for (const auto& e : probe.sass)
+      if (glob_match(e.kernel, it->demangled) || glob_match(e.kernel, it->name)) covering.push_back(&e);
+    if (covering.empty())
+      return {SassStatus::Unverified, arch + ": launched kernel " + it->demangled + " has no SASS expectation"};
+    for (const SassExpectation* e : covering)
+      if (std::string why = kernel_failure(*it, *e); !why.empty())
+        return {SassStatus::Mismatch, arch + ": " + it->demangled + ": " + why};
+    found.push_back(it->demangled + ": " + kernel_summary(*it, *covering.front()));
+  }
+  std::string detail = arch + ", " + std::to_string(kernels.size()) + " kernel(s) launched and checked: ";
+  for (std::size_t i = 0; i < found.size(); ++i) detail += (i ? "; " : "") + found[i];
+  return {SassStatus::Verified, detail};
+}
+
 // ----------------------------------------------------------------------------------- Verifier
 
 Verifier::Verifier(std::string path)
@@ -162,6 +193,8 @@ const CodeBase& Verifier::code_for(const Arch& arch) {
 }
 
 SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
+  if (probe.runs_no_sm_kernel && probe.sass.empty())
+    return {SassStatus::NotApplicable, "no SM kernel runs by design: nothing of ours to check"};
   const auto available = archs();
   if (std::find(available.begin(), available.end(), arch) == available.end()) {
     std::string have;
@@ -171,6 +204,13 @@ SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
     return {SassStatus::Unverified, why};
   }
   return check_expectations(probe.sass, code_for(arch));
+}
+
+SassCheck Verifier::verify_point(const ProbeSpec& probe, const Arch& arch, const std::vector<std::string>& kernels) {
+  if (kernels.empty() && probe.runs_no_sm_kernel) return check_point(probe, code_for(arch), kernels);
+  const SassCheck whole = verify(probe, arch);  // also: does the binary carry this arch at all
+  if (whole.status == SassStatus::Mismatch || code_for(arch).empty()) return whole;
+  return check_point(probe, code_for(arch), kernels);
 }
 
 std::optional<Arch> Verifier::arch_for(const DeviceInfo& device) const {
@@ -190,13 +230,13 @@ SassCheck verify_probe(const ProbeSpec& probe, const Arch& arch, const std::stri
 SassVerifier make_verifier() {
   // Reading and disassembling the binary is deferred to the first probe and then shared.
   auto verifier = std::make_shared<std::unique_ptr<Verifier>>();
-  return [verifier](const ProbeSpec& probe, const DeviceInfo& device) -> SassCheck {
+  return [verifier](const ProbeSpec& probe, const DeviceInfo& device, const std::vector<std::string>& kernels) -> SassCheck {
     if (!*verifier) *verifier = std::make_unique<Verifier>();
     const auto arch = (*verifier)->arch_for(device);
     if (!arch)
       return {SassStatus::Unverified, "the binary has no SASS for " + device.sm_name() +
                                           " (the driver JIT-compiles PTX, which is not checked)"};
-    return (*verifier)->verify(probe, *arch);
+    return (*verifier)->verify_point(probe, *arch, kernels);
   };
 }
 

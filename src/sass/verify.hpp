@@ -48,12 +48,19 @@ bool opcode_matches(const std::string& pattern, const std::string& opcode);
 // Checks expectations against a code base (pure: tested with hand-built code bases).
 SassCheck check_expectations(const std::vector<SassExpectation>& expectations, const CodeBase& code);
 
+// One sweep point: the probe's expectations hold (check_expectations), and every kernel the
+// point launched (mangled names) is in the code base, is covered by at least one expectation and
+// meets each that covers it. A kernel no expectation covers leaves the point unverified; a
+// point that launched nothing is unverified, or not_applicable for a probe that runs no SM kernel.
+SassCheck check_point(const ProbeSpec& probe, const CodeBase& code, const std::vector<std::string>& kernels);
+
 // Verifies probes against the cubins embedded in an executable (ours by default), offline.
 class Verifier {
  public:
   explicit Verifier(std::string executable_path = {});  // empty: /proc/self/exe
   std::vector<Arch> archs() const;
   SassCheck verify(const ProbeSpec& probe, const Arch& arch);
+  SassCheck verify_point(const ProbeSpec& probe, const Arch& arch, const std::vector<std::string>& kernels);
   // The arch whose code a device runs: arch_code_loaded when known, else sm_<cc>a if our binary
   // has it, else sm_<cc>. nullopt when the binary carries no SASS for the chip (PTX JIT).
   std::optional<Arch> arch_for(const DeviceInfo& device) const;
@@ -68,7 +75,7 @@ class Verifier {
 // so loops over many probes should hold a Verifier instead.
 SassCheck verify_probe(const ProbeSpec& probe, const Arch& arch, const std::string& executable_path = {});
 
-// For the executor: checks a probe against the cubin for the device's arch in our own binary.
+// For the executor: checks each point against the cubin for the device's arch in our own binary.
 SassVerifier make_verifier();
 
 }  // namespace gd::sass

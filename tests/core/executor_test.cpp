@@ -193,30 +193,137 @@ TEST(Execute, SkipsWithReasonAndUndeclaredMetricsFail) {
   EXPECT_EQ(s.failed, 3);
 }
 
-TEST(Execute, SummarizeDerivesRecordsAndVerifierResultIsAttached) {
-  Registry reg;
-  ProbeSpec p = cpu_probe("t.sum");
+// A probe whose points name the kernels they launch ("k<x>") and whose summary sums them.
+ProbeSpec summing_probe() {
+  ProbeSpec p = cpu_probe("t.sum", [](ProbeContext& ctx) {
+    ctx.launched_by_name("k" + std::to_string(ctx.int_param("x")));
+    ctx.set_observed_sm_clock_mhz(1000 + double(ctx.int_param("x")));
+    ctx.metric("value/x", double(ctx.int_param("x")));
+  });
   p.metrics.push_back({"value/sum", "units", "sum of x"});
   p.summarize = [](SummaryContext& sc) {
     double sum = 0;
-    for (const Record& r : sc.records()) sum += r.metric("value/x")->value();
-    Record& r = sc.derive({{"x", ParamValue{std::string("all")}}});
+    for (const Record* r : sc.ok_records()) sum += r->metric("value/x")->value();
+    Record& r = sc.derive({{"x", ParamValue{std::string("all")}}}, sc.ok_records());
     sc.add_metric(r, "value/sum", single_value(sum));
   };
+  return p;
+}
+
+std::vector<Record> run_with(const ProbeSpec& p, const SassVerifier& verifier, ExecuteSummary* summary = nullptr) {
+  Registry reg;
   reg.add(p);
   DeviceInfo d = fake_device(90, "sm_90a");
   CollectingSink sink;
   ExecuteOptions o;
   o.progress = false;
-  const SassVerifier verifier = [](const ProbeSpec&, const DeviceInfo&) {
-    return SassCheck{SassStatus::Verified, "FFMA x128"};
+  const ExecuteSummary s = execute(plan(select_probes(reg, {}), d), d, {&sink}, verifier, o);
+  if (summary) *summary = s;
+  return sink.records;
+}
+
+TEST(Execute, EachPointIsVerifiedAgainstTheKernelsItLaunched) {
+  std::vector<std::vector<std::string>> seen;
+  const SassVerifier verifier = [&](const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>& k) {
+    seen.push_back(k);
+    return SassCheck{SassStatus::Verified, "checked " + k.at(0)};
   };
-  execute(plan(select_probes(reg, {}), d), d, {&sink}, verifier, o);
-  ASSERT_EQ(sink.records.size(), 4u);
-  EXPECT_TRUE(sink.records[3].derived);
-  EXPECT_DOUBLE_EQ(sink.records[3].metric("value/sum")->value(), 6);
-  EXPECT_EQ(sink.records[3].sass.status, SassStatus::Verified);
-  EXPECT_EQ(sink.records[0].sass.detail, "FFMA x128");
+  const auto records = run_with(summing_probe(), verifier);
+  ASSERT_EQ(records.size(), 4u);
+  ASSERT_EQ(seen.size(), 3u) << "one check per point, not one per probe";
+  EXPECT_EQ(seen[1], std::vector<std::string>{"k2"});
+  EXPECT_EQ(records[1].kernels, std::vector<std::string>{"k2"});
+  EXPECT_EQ(records[1].sass.detail, "checked k2");
+  EXPECT_TRUE(records[3].derived);
+  EXPECT_DOUBLE_EQ(records[3].metric("value/sum")->value(), 6);
+  EXPECT_EQ(records[3].sass.status, SassStatus::Verified);
+  EXPECT_EQ(records[3].kernels, (std::vector<std::string>{"k1", "k2", "k3"}));
+}
+
+// A run whose code does not match fails (exit 1 in the CLI), and what derives from a mismatched
+// point inherits the mismatch instead of a clean probe-level stamp.
+TEST(Execute, AMismatchedPointFailsTheRunAndTaintsItsAnalysis) {
+  const SassVerifier verifier = [](const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>& k) {
+    if (k.at(0) == "k2") return SassCheck{SassStatus::Mismatch, "k2: FFMA x0"};
+    return SassCheck{SassStatus::Verified, "ok"};
+  };
+  ExecuteSummary s;
+  const auto records = run_with(summing_probe(), verifier, &s);
+  EXPECT_EQ(s.sass_mismatch, 2) << "the point and the analysis over it";
+  EXPECT_EQ(s.failed, 0);
+  EXPECT_TRUE(s.failed_any());
+  EXPECT_EQ(records[3].sass.status, SassStatus::Mismatch);
+  EXPECT_NE(records[3].sass.detail.find("k2: FFMA x0"), std::string::npos) << records[3].sass.detail;
+}
+
+TEST(Execute, AVerifierThatThrowsLeavesThePointUnverified) {
+  const SassVerifier verifier = [](const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>&) -> SassCheck {
+    throw std::runtime_error("cannot read cubin");
+  };
+  ExecuteSummary s;
+  const auto records = run_with(summing_probe(), verifier, &s);
+  EXPECT_EQ(records[0].sass.status, SassStatus::Unverified);
+  EXPECT_NE(records[0].sass.detail.find("cannot read cubin"), std::string::npos);
+  EXPECT_EQ(s.sass_unverified, 4);
+  EXPECT_FALSE(s.failed_any()) << "unverified is flagged, not a failure";
+}
+
+TEST(Execute, PointsRecordConvergenceAndClockProvenance) {
+  ProbeSpec p = cpu_probe("t.conv", [](ProbeContext& ctx) {
+    ctx.launched_by_name("k");
+    RepeatPolicy policy;
+    policy.min_samples = 4;
+    policy.max_samples = 6;
+    policy.target_rel_ci = 0;  // never reached: stops at the sample cap
+    int i = 0;
+    const Summary s = ctx.measure([&] { return double(i++ % 2); }, policy).summary;
+    if (ctx.int_param("x") == 2) ctx.no_sm_clock("copy engines only");
+    else ctx.set_observed_sm_clock_mhz(1500);
+    ctx.metric("value/x", s);
+  });
+  const auto records = run_with(p, {});
+  ASSERT_EQ(records.size(), 3u);
+  ASSERT_EQ(records[0].status, Status::Ok) << records[0].reason;
+  const Convergence& c = records[0].convergence;
+  EXPECT_TRUE(c.recorded);
+  EXPECT_FALSE(c.converged);
+  EXPECT_EQ(c.stop_reason, "sample cap");
+  EXPECT_EQ(c.n, 6u);
+  EXPECT_EQ(records[0].sm_clock_source, ClockSource::InKernel);
+  EXPECT_EQ(records[0].sm_clock_mhz, 1500);
+  EXPECT_EQ(records[1].sm_clock_source, ClockSource::None);
+  EXPECT_EQ(records[1].sm_clock_mhz, 0) << "nothing borrowed from outside the timed work";
+  EXPECT_EQ(records[1].sm_clock_detail, "copy engines only");
+}
+
+TEST(Execute, DerivedRecordsTakeTheirClockAndConvergenceFromTheirSources) {
+  const auto records = run_with(summing_probe(), {});
+  const Record& sum = records.at(3);
+  EXPECT_EQ(sum.sm_clock_source, ClockSource::FromPoints);
+  EXPECT_DOUBLE_EQ(sum.sm_clock_mhz, 1002) << "median of 1001, 1002, 1003";
+  EXPECT_EQ(sum.extra["derived_from_points"], 3);
+}
+
+TEST(Execute, ABestPointBecomesADerivedRecordWithItsParams) {
+  ProbeSpec p = summing_probe();
+  p.summarize = [](SummaryContext& sc) {
+    sc.derive_best({{"x", ParamValue{std::string("best")}}}, sc.ok_records(), "value/x");
+    sc.derive_best({{"x", ParamValue{std::string("least")}}}, sc.ok_records(), "value/x", false);
+  };
+  const auto records = run_with(p, {});
+  ASSERT_EQ(records.size(), 5u);
+  EXPECT_DOUBLE_EQ(records[3].metric("value/x")->value(), 3);
+  EXPECT_EQ(records[3].extra["best_point"]["x"], 3);
+  EXPECT_EQ(records[3].kernels, std::vector<std::string>{"k3"});
+  EXPECT_DOUBLE_EQ(records[4].metric("value/x")->value(), 1);
+}
+
+TEST(Execute, SkippedPointsAreNotApplicableNotUnverified) {
+  ProbeSpec p = cpu_probe("t.skip", [](ProbeContext& ctx) { ctx.skip("not here"); });
+  ExecuteSummary s;
+  const auto records = run_with(p, {}, &s);
+  EXPECT_EQ(records[0].sass.status, SassStatus::NotApplicable);
+  EXPECT_EQ(s.sass_unverified, 0);
 }
 
 TEST(Execute, InterruptStopsAfterThePointInFlightAndKeepsIt) {

@@ -26,8 +26,12 @@ std::string error_of(F&& f) {
 
 TEST(StatusStrings, RoundTripEveryValue) {
   for (Status s : {Status::Ok, Status::Skipped, Status::Failed}) EXPECT_EQ(status_from_string(to_string(s)), s);
-  for (SassStatus s : {SassStatus::Verified, SassStatus::Mismatch, SassStatus::Unverified})
+  for (SassStatus s : {SassStatus::Verified, SassStatus::Mismatch, SassStatus::Unverified, SassStatus::NotApplicable})
     EXPECT_EQ(sass_status_from_string(to_string(s)), s);
+  for (ClockSource c : {ClockSource::None, ClockSource::InKernel, ClockSource::FromPoints})
+    EXPECT_EQ(clock_source_from_string(to_string(c)), c);
+  EXPECT_EQ(to_string(SassStatus::NotApplicable), "not_applicable");
+  EXPECT_THROW(clock_source_from_string("after_point"), std::invalid_argument);
   EXPECT_EQ(to_string(Status::Skipped), "skipped");
   EXPECT_EQ(to_string(SassStatus::Mismatch), "mismatch");
 }
@@ -106,10 +110,16 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
   r.derived = true;
   r.reason = "not really";
   r.sm_clock_mhz = 1755.5;
+  r.sm_clock_source = ClockSource::FromPoints;
+  r.sm_clock_detail = "median of 3";
+  r.kernels = {"_Z4copyPv", "_Z4fillPv"};
+  r.convergence = {true, false, "time cap", 4, 2};
   r.nvml_sm_clock_mhz = 1755;
   r.elapsed_s = 1.25;
   r.extra = {{"fit", {{"r2", 0.999}}}, {"bytes", 17179869184LL}};
   const json j = to_json(r);
+  EXPECT_EQ(j["convergence"]["stop_reason"], "time cap");
+  EXPECT_EQ(j["sm_clock_source"], "from_points");
   const Record back = record_from_json(json::parse(j.dump()));
   EXPECT_EQ(to_json(back), j);
   EXPECT_EQ(back.id, "memory.bandwidth.dram");
@@ -120,6 +130,13 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
   EXPECT_TRUE(back.derived);
   EXPECT_EQ(back.reason, "not really");
   EXPECT_EQ(back.sm_clock_mhz, 1755.5);
+  EXPECT_EQ(back.sm_clock_source, ClockSource::FromPoints);
+  EXPECT_EQ(back.sm_clock_detail, "median of 3");
+  EXPECT_EQ(back.kernels, r.kernels);
+  EXPECT_TRUE(back.convergence.recorded);
+  EXPECT_FALSE(back.convergence.converged);
+  EXPECT_EQ(back.convergence.n, 4u);
+  EXPECT_EQ(back.convergence.measurements, 2);
   EXPECT_EQ(back.elapsed_s, 1.25);
   EXPECT_EQ(back.extra["bytes"], 17179869184LL);
   ASSERT_EQ(back.metrics.size(), 2u);
@@ -134,7 +151,32 @@ TEST(RecordJson, MinimalRecordTakesDefaults) {
   EXPECT_EQ(r.sass.status, SassStatus::Unverified);
   EXPECT_FALSE(r.derived);
   EXPECT_EQ(r.sm_clock_mhz, 0);
+  EXPECT_EQ(r.sm_clock_source, ClockSource::None) << "a version-1 record does not say: unknown, not in-kernel";
+  EXPECT_FALSE(r.convergence.recorded);
+  EXPECT_TRUE(r.kernels.empty());
   EXPECT_TRUE(r.extra.is_object());
+}
+
+TEST(Combine, WorstSassStatusWins) {
+  const SassCheck v{SassStatus::Verified, "a"}, u{SassStatus::Unverified, "b"}, m{SassStatus::Mismatch, "c"},
+      na{SassStatus::NotApplicable, "d"};
+  EXPECT_EQ(combine(std::vector<SassCheck>{v, m, u}).status, SassStatus::Mismatch);
+  EXPECT_EQ(combine(std::vector<SassCheck>{v, u}).status, SassStatus::Unverified);
+  EXPECT_EQ(combine(std::vector<SassCheck>{na, v}).status, SassStatus::Verified);
+  EXPECT_EQ(combine(std::vector<SassCheck>{na, na}).status, SassStatus::NotApplicable);
+  EXPECT_EQ(combine(std::vector<SassCheck>{}).status, SassStatus::Unverified) << "derived from nothing";
+  EXPECT_EQ(combine(std::vector<SassCheck>{m}).detail, "c");
+}
+
+TEST(Combine, ConvergenceHoldsOnlyIfEveryPartConverged) {
+  const Convergence ok{true, true, "converged", 9, 1}, capped{true, false, "sample cap", 15, 1}, none{};
+  const Convergence c = combine(std::vector<Convergence>{ok, capped, none});
+  EXPECT_TRUE(c.recorded);
+  EXPECT_FALSE(c.converged);
+  EXPECT_EQ(c.stop_reason, "sample cap");
+  EXPECT_EQ(c.n, 9u);
+  EXPECT_EQ(c.measurements, 2);
+  EXPECT_FALSE(combine(std::vector<Convergence>{none}).recorded);
 }
 
 TEST(RecordJson, ErrorsSayWhichField) {

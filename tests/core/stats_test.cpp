@@ -88,16 +88,21 @@ TEST(Repeat, NoisyDataRunsToTheSampleCap) {
   EXPECT_EQ(r.stop_reason, "sample cap");
 }
 
-TEST(Repeat, TimeCapStopsButNeverBelowThreeSamples) {
-  double t = 0;
-  int i = 0;
-  RepeatPolicy p;
-  p.time_cap_s = 1.0;
-  p.target_rel_ci = 1e-9;
-  // Each sample "takes" 10 s of the injected clock.
-  const RepeatResult r = repeat_until_stable([&] { t += 10; return double(i++ % 3); }, p, [&] { return t; });
-  EXPECT_EQ(r.stop_reason, "time cap");
-  EXPECT_EQ(r.samples.size(), 3u);
+// The policy's minimum is a promise: a slow sample stops the run at the cap, never below it.
+TEST(Repeat, TimeCapStopsButNeverBelowThePolicysMinimum) {
+  for (int min_samples : {1, 3, 7}) {
+    double t = 0;
+    int i = 0;
+    RepeatPolicy p;
+    p.min_samples = min_samples;
+    p.time_cap_s = 1.0;
+    p.target_rel_ci = 1e-9;
+    // Each sample "takes" 10 s of the injected clock.
+    const RepeatResult r = repeat_until_stable([&] { t += 10; return double(i++ % 3); }, p, [&] { return t; });
+    EXPECT_EQ(r.stop_reason, "time cap") << min_samples;
+    EXPECT_FALSE(r.converged);
+    EXPECT_EQ(r.samples.size(), std::size_t(min_samples));
+  }
 }
 
 TEST(Repeat, RejectsImpossiblePolicy) {

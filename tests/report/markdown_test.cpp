@@ -49,13 +49,35 @@ TEST_F(MarkdownReport, SummaryCounts) {
   const std::string md = markdown_report(doc);
   EXPECT_TRUE(has(md, "| Records | Measured | Analysis | Skipped | Failed |"));
   EXPECT_TRUE(has(md, "|       6 |        3 |        1 |       1 |      1 |")) << md;
-  EXPECT_TRUE(has(md, "SASS of the measured records: 2 verified, 1 mismatch, 0 unverified."));
-  EXPECT_TRUE(has(md, "SASS not verified for 1 of 3 measured records"));
+  EXPECT_TRUE(has(md, "SASS of the records: 2 verified, 1 mismatch, 1 unverified, 0 not applicable.")) << md;
+  EXPECT_TRUE(has(md, "SASS MISMATCH in 1 records: the run failed."));
+  EXPECT_TRUE(has(md, "SASS unverified for 1 records"));
+  EXPECT_TRUE(has(md, "Repetition: 0 of 3 measured points stopped before their confidence target."));
+  EXPECT_FALSE(has(md, "did not converge"));
+}
+
+TEST_F(MarkdownReport, UnconvergedPointsAreCountedAndFlaggedInTheirRow) {
+  doc.records[0].convergence = {true, false, "time cap", 3, 1};
+  const std::string md = markdown_report(doc);
+  EXPECT_TRUE(has(md, "> ⚠ 1 measured points did not converge")) << md;
+  EXPECT_TRUE(has(line_with(md, "|    64 |"), "**time cap** n=3 ⚠")) << md;
+  EXPECT_TRUE(has(line_with(md, "|   128 |"), "n=20 |")) << md;
+  EXPECT_FALSE(has(line_with(md, "|   128 |"), "time cap")) << md;
+}
+
+TEST_F(MarkdownReport, ClockSourcesAreTellable) {
+  doc.records[3].sm_clock_mhz = 0;
+  doc.records[3].sm_clock_source = ClockSource::None;
+  doc.records[3].sm_clock_detail = "no SM code runs";
+  const std::string md = markdown_report(doc);
+  EXPECT_TRUE(has(line_with(md, "triad"), " none |")) << md;
+  EXPECT_TRUE(has(line_with(md, "|                       4 |"), "1980 (pts)")) << md;
+  EXPECT_TRUE(has(md, "How to read the tables"));
 }
 
 TEST_F(MarkdownReport, OneTablePerProbeWithParamsMetricsAndSass) {
   const std::string md = markdown_report(doc);
-  EXPECT_TRUE(has(md, "## latency\n\n### latency.alu.ffma\n\n| chain | time/cycles [cycles] | SM MHz | SASS"));
+  EXPECT_TRUE(has(md, "## latency\n\n### latency.alu.ffma\n\n| chain | time/cycles [cycles] | SM MHz | Conv. | SASS")) << md;
   const std::string row64 = line_with(md, "|    64 |");
   EXPECT_TRUE(has(row64, "262 (260–270, n=20)")) << row64;
   EXPECT_TRUE(has(row64, "| verified")) << row64;
@@ -73,7 +95,8 @@ TEST_F(MarkdownReport, AnalysisRecordsHaveTheirOwnTable) {
   const auto at = md.find("#### latency.alu.ffma: analysis\n\n| latency/cycles [cycles] |");
   ASSERT_NE(at, std::string::npos) << md;
   EXPECT_TRUE(has(md.substr(at), "|                       4 |"));
-  EXPECT_FALSE(has(line_with(md, "| latency/cycles [cycles]"), "SASS")) << "analysis has no SASS of its own";
+  // An analysis row carries the SASS status of the points it came from (the worst of them).
+  EXPECT_TRUE(has(line_with(md, "|                       4 |"), "**unverified** ⚠"));
 }
 
 TEST_F(MarkdownReport, SkippedAndFailedWithReasonsLast) {
@@ -121,7 +144,7 @@ TEST(MarkdownReportFixture, FullDeviceDescription) {
   EXPECT_TRUE(has(line_with(md, "| PCIe "), "Gen5 x16"));
   EXPECT_TRUE(has(line_with(md, "| Features "), "clusters, tma, wgmma, setmaxnreg"));
   EXPECT_TRUE(has(line_with(md, "| write |"), "**unverified** ⚠"));
-  EXPECT_TRUE(has(line_with(md, "triad"), "|   1755 |"));
+  EXPECT_TRUE(has(line_with(md, "triad"), "1755 (?)")) << "a version-1 file does not say where its clock came from";
 }
 
 }  // namespace

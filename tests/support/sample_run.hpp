@@ -39,6 +39,9 @@ inline Record record(std::string id, Params params, std::vector<Metric> metrics,
   r.metrics = std::move(metrics);
   r.sass = {sass, sass == SassStatus::Verified ? "FFMA x64" : "expected FFMA >= 64, found FFMA x32, FMUL x32"};
   r.sm_clock_mhz = 1980;
+  r.sm_clock_source = ClockSource::InKernel;
+  r.sm_clock_detail = "clock64 cycles over %globaltimer ns in the timed kernels";
+  r.convergence = {true, true, "converged", 20, 1};
   r.nvml_sm_clock_mhz = 1980;
   r.elapsed_s = 0.25;
   return r;
@@ -50,6 +53,9 @@ inline Record not_run(std::string id, Params params, Status status, std::string 
   r.reason = std::move(reason);
   r.sass.detail = "";
   r.sm_clock_mhz = 0;
+  r.sm_clock_source = ClockSource::None;
+  r.sm_clock_detail = "";
+  r.convergence = {};
   return r;
 }
 
@@ -77,6 +83,8 @@ inline RunDocument sample_run() {
   Record fit = record("latency.alu.ffma", {}, {metric("latency/cycles", "cycles", 4.0, 4.0, 4.0, 1, kNaN)},
                       SassStatus::Unverified);
   fit.derived = true;
+  fit.sm_clock_source = ClockSource::FromPoints;
+  fit.convergence = {};
   fit.extra = {{"fit_r2", 0.99998}, {"points", 2}};
   doc.records.push_back(fit);
   doc.records.push_back(record("memory.bandwidth.dram", {{"blocks_per_sm", std::int64_t{4}}, {"op", std::string("triad")}},

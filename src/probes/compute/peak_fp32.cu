@@ -8,6 +8,7 @@
 
 #include "analysis/fit.hpp"
 #include "core/device_buffer.hpp"
+#include "core/launch.cuh"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
@@ -51,18 +52,15 @@ __global__ void ffma_throughput_kernel(float* out, RegionTiming* timing, float a
   if (threadIdx.x == 0) timing[blockIdx.x] = t;
 }
 
-using Launcher = void (*)(int blocks, int threads, float*, RegionTiming*, float, float, int);
-template <int ILP>
-void launch_ilp(int blocks, int threads, float* out, RegionTiming* t, float a, float b, int trips) {
-  ffma_throughput_kernel<ILP><<<blocks, threads>>>(out, t, a, b, trips);
-}
+constexpr int kIlps[] = {1, 2, 4, 8};  // the ilp axis; each value is one instantiation
 
-Launcher launcher_for(int ilp) {
+using Kernel = void (*)(float*, RegionTiming*, float, float, int);
+Kernel kernel_for(int ilp) {
   switch (ilp) {
-    case 1: return launch_ilp<1>;
-    case 2: return launch_ilp<2>;
-    case 4: return launch_ilp<4>;
-    case 8: return launch_ilp<8>;
+    case kIlps[0]: return ffma_throughput_kernel<kIlps[0]>;
+    case kIlps[1]: return ffma_throughput_kernel<kIlps[1]>;
+    case kIlps[2]: return ffma_throughput_kernel<kIlps[2]>;
+    case kIlps[3]: return ffma_throughput_kernel<kIlps[3]>;
     default: return nullptr;
   }
 }
@@ -90,8 +88,8 @@ void run_fp32_peak(ProbeContext& ctx) {
   const int ilp = int(ctx.int_param("ilp"));
   const int warps = int(ctx.int_param("warps_per_sm"));
   const DeviceInfo& d = ctx.device();
-  const Launcher launch = launcher_for(ilp);
-  if (!launch) throw Error("ilp must be 1, 2, 4 or 8");
+  const Kernel kernel = kernel_for(ilp);
+  if (!kernel) throw Error("ilp must be 1, 2, 4 or 8");
   if (warps > d.max_warps_per_sm) ctx.skip("more warps per SM than the device holds");
   // One block per SM (warps_per_sm threads); should the scheduler double up blocks on an SM,
   // the per-SM span accounting still counts that SM's work over its real elapsed cycles.
@@ -110,7 +108,7 @@ void run_fp32_peak(ProbeContext& ctx) {
   DeviceBuffer<RegionTiming> timing(blocks);
   std::vector<RegionTiming> all;
   const auto sample = [&] {
-    launch(blocks, threads, out.get(), timing.get(), a, b, trips);
+    launch(ctx, kernel, {unsigned(blocks), unsigned(threads)}, out.get(), timing.get(), a, b, trips);
     GD_CUDA_CHECK_LAUNCH();
     const auto t = timing.to_host();
     all.insert(all.end(), t.begin(), t.end());
@@ -140,26 +138,19 @@ void run_fp32_peak(ProbeContext& ctx) {
 }
 
 void summarize_fp32(SummaryContext& sc) {
-  const Record* best = nullptr;
-  for (const Record& r : sc.records())
-    if (r.status == Status::Ok && (!best || r.metric("throughput/fma_per_clk_per_sm")->value() >
-                                                best->metric("throughput/fma_per_clk_per_sm")->value()))
-      best = &r;
-  if (!best) return;
-  Record& r = sc.derive({{"ilp", std::string("best")}, {"warps_per_sm", std::string("best")}});
-  for (const Metric& m : best->metrics) sc.add_metric(r, m.name, m.stats);
-  r.sm_clock_mhz = best->sm_clock_mhz;
-  r.extra["best_point"] = to_json(best->params);
+  sc.derive_best({{"ilp", std::string("best")}, {"warps_per_sm", std::string("best")}}, sc.ok_records(),
+                 "throughput/fma_per_clk_per_sm");
 }
 
 ProbeSpec fp32_peak_spec() {
   ProbeSpec s;
   s.id = "compute.peak.fp32";
   s.description = "FP32 FFMA throughput per SM per clock and TFLOPS over ILP x warps per SM";
-  s.axes = {std::move(Axis::list("ilp", {1, 2, 4, 8})).quick({4, 8}),
+  s.axes = {std::move(Axis::list("ilp", {kIlps[0], kIlps[1], kIlps[2], kIlps[3]})).quick({4, 8}),
             std::move(Axis::list("warps_per_sm", {4, 8, 16, 32})).quick({16, 32})};
-  s.sass = {expect_sass("*ffma_throughput_kernel<8>*", SassRegion::Clocked, {{"FFMA", 8 * kTripUnroll, -1}}),
-            expect_sass("*ffma_throughput_kernel<1>*", SassRegion::Clocked, {{"FFMA", kTripUnroll, -1}})};
+  for (int ilp : kIlps)
+    s.sass.push_back(expect_sass("*ffma_throughput_kernel<" + std::to_string(ilp) + ">*", SassRegion::Clocked,
+                                 {{"FFMA", ilp * kTripUnroll, -1}}));
   s.metrics = {{"throughput/fma_per_clk_per_sm", "FMA/clk/SM", "FFMA results per clock per SM"},
                {"throughput/tflops", "TFLOPS", "2 x FMA rate x SMs x observed clock"},
                {"throughput/percent_of_peak", "%", "of the FP32 lanes per SM (CUDA guide)"}};

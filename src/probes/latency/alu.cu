@@ -9,6 +9,7 @@
 
 #include "analysis/chain.hpp"
 #include "core/device_buffer.hpp"
+#include "core/launch.cuh"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
@@ -21,7 +22,6 @@ namespace {
 // the intercept with the clock reads, instead of adding overhead/unroll to the slope.
 constexpr int kTrips = 64;
 constexpr int kUnrolls[] = {32, 64, 128, 256};
-constexpr int kMinUnroll = kUnrolls[0];
 
 // Each op: one dependent step, the same function on host and device (outputs are checked).
 struct FfmaStep {
@@ -78,11 +78,12 @@ void run_alu_latency(ProbeContext& ctx) {
   DeviceBuffer<RegionTiming> timing(1);
   const auto run_chain = [&](std::int64_t steps) {
     const int unroll = int(steps / kTrips);
+    const auto go = [&](auto kernel) { launch(ctx, kernel, {1, 32}, out.get(), timing.get(), x0, a, b, kTrips); };
     switch (unroll) {
-      case kUnrolls[0]: alu_chain_kernel<Op, kUnrolls[0]><<<1, 32>>>(out.get(), timing.get(), x0, a, b, kTrips); break;
-      case kUnrolls[1]: alu_chain_kernel<Op, kUnrolls[1]><<<1, 32>>>(out.get(), timing.get(), x0, a, b, kTrips); break;
-      case kUnrolls[2]: alu_chain_kernel<Op, kUnrolls[2]><<<1, 32>>>(out.get(), timing.get(), x0, a, b, kTrips); break;
-      case kUnrolls[3]: alu_chain_kernel<Op, kUnrolls[3]><<<1, 32>>>(out.get(), timing.get(), x0, a, b, kTrips); break;
+      case kUnrolls[0]: go(alu_chain_kernel<Op, kUnrolls[0]>); break;
+      case kUnrolls[1]: go(alu_chain_kernel<Op, kUnrolls[1]>); break;
+      case kUnrolls[2]: go(alu_chain_kernel<Op, kUnrolls[2]>); break;
+      case kUnrolls[3]: go(alu_chain_kernel<Op, kUnrolls[3]>); break;
       default: throw Error("no chain kernel with " + std::to_string(unroll) + " ops per trip");
     }
     GD_CUDA_CHECK_LAUNCH();
@@ -102,8 +103,10 @@ ProbeSpec alu_latency_spec(const std::string& name, const std::string& opcode, c
   ProbeSpec s;
   s.id = "latency.alu." + name;
   s.description = "dependent-chain latency of " + opcode + " (slope over chain lengths, one warp)";
-  // Every chain length's kernel must hold at least the shortest unroll of the named op.
-  s.sass = {expect_sass("*alu_chain_kernel*" + kernel_tag + "*", SassRegion::Clocked, {{opcode, kMinUnroll, -1}})};
+  // One expectation per chain length: each instantiation holds its own unroll of the named op.
+  for (int u : kUnrolls)
+    s.sass.push_back(expect_sass("*alu_chain_kernel<*" + kernel_tag + ", " + std::to_string(u) + ">*",
+                                 SassRegion::Clocked, {{opcode, u, -1}}));
   s.metrics = chain_latency_metrics("cycles from a result to its dependent use");
   s.run = run_alu_latency<Op>;
   s.time_cap_s = 3;

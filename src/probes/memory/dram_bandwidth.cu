@@ -11,8 +11,11 @@
 
 #include "analysis/fit.hpp"
 #include "core/device_buffer.hpp"
+#include "core/event_timing.hpp"
+#include "core/launch.cuh"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
+#include "core/timing.cuh"
 
 namespace gd {
 namespace {
@@ -27,7 +30,10 @@ constexpr int kUnroll = 4;  // independent 16-byte accesses in flight per thread
 __device__ __forceinline__ long long first_index() { return blockIdx.x * (long long)blockDim.x + threadIdx.x; }
 __device__ __forceinline__ long long grid_stride() { return (long long)gridDim.x * blockDim.x; }
 __device__ __forceinline__ int trips_for(long long n) { return int(n / (grid_stride() * kUnroll)); }
-__global__ void __launch_bounds__(kThreads) dram_read_kernel(const int4* a, long long n, int4* sink) {
+__global__ void __launch_bounds__(kThreads) dram_read_kernel(const int4* a, long long n, int4* sink,
+                                                             RegionTiming* timing) {
+  BlockClock clock;
+  clock.begin();
   const long long stride = grid_stride();
   const int trips = trips_for(n);
   int acc = 0;
@@ -40,9 +46,12 @@ __global__ void __launch_bounds__(kThreads) dram_read_kernel(const int4* a, long
     for (int k = 0; k < kUnroll; ++k) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
   }
   if (acc == 0x7fffffff) sink[0] = make_int4(acc, 0, 0, 0);  // keeps the loads; practically never taken
+  clock.end(timing);
 }
 
-__global__ void __launch_bounds__(kThreads) dram_write_kernel(int4* a, long long n, int seed) {
+__global__ void __launch_bounds__(kThreads) dram_write_kernel(int4* a, long long n, int seed, RegionTiming* timing) {
+  BlockClock clock;
+  clock.begin();
   const long long stride = grid_stride();
   const int trips = trips_for(n);
   for (int t = 0; t < trips; ++t) {
@@ -53,9 +62,12 @@ __global__ void __launch_bounds__(kThreads) dram_write_kernel(int4* a, long long
       ptx::st_cs_v4(a + i + k * stride, make_int4(v, v, v, v));
     }
   }
+  clock.end(timing);
 }
 
-__global__ void __launch_bounds__(kThreads) dram_copy_kernel(int4* b, const int4* a, long long n) {
+__global__ void __launch_bounds__(kThreads) dram_copy_kernel(int4* b, const int4* a, long long n, RegionTiming* timing) {
+  BlockClock clock;
+  clock.begin();
   const long long stride = grid_stride();
   const int trips = trips_for(n);
   for (int t = 0; t < trips; ++t) {
@@ -66,10 +78,13 @@ __global__ void __launch_bounds__(kThreads) dram_copy_kernel(int4* b, const int4
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) ptx::st_cs_v4(b + i + k * stride, v[k]);
   }
+  clock.end(timing);
 }
 
 __global__ void __launch_bounds__(kThreads) dram_triad_kernel(float4* a, const float4* b, const float4* c, float s,
-                                                         long long n) {
+                                                         long long n, RegionTiming* timing) {
+  BlockClock clock;
+  clock.begin();
   const long long stride = grid_stride();
   const int trips = trips_for(n);
   for (int t = 0; t < trips; ++t) {
@@ -85,6 +100,7 @@ __global__ void __launch_bounds__(kThreads) dram_triad_kernel(float4* a, const f
       ptx::st_cs_f4(a + i + k * stride, make_float4(x[k].x + s * y[k].x, x[k].y + s * y[k].y,
                                                     x[k].z + s * y[k].z, x[k].w + s * y[k].w));
   }
+  clock.end(timing);
 }
 
 __global__ void fill_kernel(float4* a, long long n, float base) {
@@ -96,6 +112,7 @@ struct Buffers {
   long long n;  // 16-byte vectors per array, a multiple of the grid's work per trip
   DeviceBuffer<float4> a, b, c;
   DeviceBuffer<int4> sink{1};
+  DeviceBuffer<RegionTiming> timing;  // one per block of the timed kernel
 };
 
 // Arrays of 64 x L2 each (at least 4 GiB), within a quarter of device memory for all three.
@@ -128,6 +145,21 @@ std::vector<MetricSpec> bandwidth_metrics() {
           {"bandwidth/percent_of_theoretical", "%", "of 2 x memory clock x bus width"}};
 }
 
+// Streaming needs time under load before it is steady: on an H200 the first ~100 ms ran up to
+// 13 % slower. The same policy serves the SM streams and the copy engines.
+RepeatPolicy streaming_policy() {
+  RepeatPolicy policy;
+  policy.warmup = 2;
+  policy.warmup_s = 0.1;
+  policy.target_rel_ci = 0.003;
+  return policy;
+}
+
+// TB/s of `bytes_moved` per launch, timed by events and repeated adaptively.
+Summary measure_tbps(ProbeContext& ctx, const std::function<void()>& launch, double bytes_moved) {
+  return measure_event_timed(ctx, launch, [&](double s) { return bytes_moved / s / 1e12; }, streaming_policy()).summary;
+}
+
 // Both bandwidth probes report the same pair: TB/s and percent of the theoretical peak.
 void emit_bandwidth(ProbeContext& ctx, const Summary& tbps) {
   ctx.metric("bandwidth/tbps", tbps);
@@ -143,48 +175,42 @@ void run_bandwidth(ProbeContext& ctx) {
   const int blocks = d.sm_count * warps_per_sm / (kThreads / 32);
   const long long per_trip = (long long)blocks * kThreads * kUnroll;
 
-  Buffers buf{vectors_per_array(d, per_trip), {}, {}, {}};
+  Buffers buf{vectors_per_array(d, per_trip), {}, {}, {}, DeviceBuffer<int4>(1), DeviceBuffer<RegionTiming>(blocks)};
   buf.a = DeviceBuffer<float4>(buf.n);
   buf.b = DeviceBuffer<float4>(buf.n);
   if (op == "triad") buf.c = DeviceBuffer<float4>(buf.n);
   std::mt19937 rng(std::random_device{}());
   const float base = std::uniform_real_distribution<float>(1.0f, 2.0f)(rng);
   const float s = std::uniform_real_distribution<float>(0.5f, 1.5f)(rng);
-  fill_kernel<<<d.sm_count * 8, 256>>>(buf.b.get(), buf.n, base);
-  if (op == "triad") fill_kernel<<<d.sm_count * 8, 256>>>(buf.c.get(), buf.n, base * 0.25f);
+  const LaunchShape fill_shape{unsigned(d.sm_count * 8), 256};
+  launch(ctx, fill_kernel, fill_shape, buf.b.get(), buf.n, base);
+  if (op == "triad") launch(ctx, fill_kernel, fill_shape, buf.c.get(), buf.n, base * 0.25f);
   GD_CUDA_CHECK_LAUNCH();
 
   const auto a4 = reinterpret_cast<int4*>(buf.a.get());
   const auto b4 = reinterpret_cast<const int4*>(buf.b.get());
+  RegionTiming* const timing = buf.timing.get();
+  const LaunchShape shape{unsigned(blocks), kThreads};
   double bytes_moved = 0;
-  std::function<void()> launch;
+  std::function<void()> stream;
   if (op == "read") {
     bytes_moved = 16.0 * buf.n;
-    launch = [&] { dram_read_kernel<<<blocks, kThreads>>>(b4, buf.n, buf.sink.get()); };
+    stream = [&] { launch(ctx, dram_read_kernel, shape, b4, buf.n, buf.sink.get(), timing); };
   } else if (op == "write") {
     bytes_moved = 16.0 * buf.n;
-    launch = [&] { dram_write_kernel<<<blocks, kThreads>>>(a4, buf.n, int(rng())); };
+    stream = [&] { launch(ctx, dram_write_kernel, shape, a4, buf.n, int(rng()), timing); };
   } else if (op == "copy") {
     bytes_moved = 32.0 * buf.n;
-    launch = [&] { dram_copy_kernel<<<blocks, kThreads>>>(a4, b4, buf.n); };
+    stream = [&] { launch(ctx, dram_copy_kernel, shape, a4, b4, buf.n, timing); };
   } else if (op == "triad") {
     bytes_moved = 48.0 * buf.n;
-    launch = [&] { dram_triad_kernel<<<blocks, kThreads>>>(buf.a.get(), buf.b.get(), buf.c.get(), s, buf.n); };
+    stream = [&] { launch(ctx, dram_triad_kernel, shape, buf.a.get(), buf.b.get(), buf.c.get(), s, buf.n, timing); };
   } else {
     throw Error("unknown bandwidth op '" + op + "'");
   }
-
-  EventTimer timer;
-  const auto sample = [&] {
-    timer.start();
-    launch();
-    return bytes_moved / (timer.stop_ms() * 1e-3) / 1e12;
-  };
-  RepeatPolicy policy;
-  policy.warmup = 2;
-  policy.warmup_s = 0.1;  // on an H200 the first ~100 ms of streaming ran up to 13 % slower
-  policy.target_rel_ci = 0.003;
-  const Summary tbps = ctx.measure(sample, policy).summary;
+  const Summary tbps = measure_tbps(ctx, stream, bytes_moved);
+  ctx.set_observed_sm_clock_mhz(clock_mhz(buf.timing.to_host()),
+                                "clock64 over %globaltimer, read by thread 0 of every block of the last timed launch");
   if (op == "triad") check_triad(buf, s);
   if (op == "copy") {
     float4 got{}, want{};
@@ -201,21 +227,15 @@ void run_bandwidth(ProbeContext& ctx) {
 void summarize_bandwidth(SummaryContext& sc) {
   for (const std::string op : {"read", "write", "copy", "triad"}) {
     std::vector<double> warps, tbps;
-    std::vector<const Record*> points;
-    for (const Record& r : sc.records()) {
-      if (r.status != Status::Ok || std::get<std::string>(*find_param(r.params, "op")) != op) continue;
-      warps.push_back(double(std::get<std::int64_t>(*find_param(r.params, "warps_per_sm"))));
-      tbps.push_back(r.metric("bandwidth/tbps")->value());
-      points.push_back(&r);
+    const std::vector<const Record*> points = sc.ok_records({{"op", op}});
+    for (const Record* r : points) {
+      warps.push_back(double(std::get<std::int64_t>(*find_param(r->params, "warps_per_sm"))));
+      tbps.push_back(r->metric("bandwidth/tbps")->value());
     }
     if (warps.empty()) continue;
     const Knee k = find_knee(warps, tbps);
-    const Record& best = *points[std::max_element(tbps.begin(), tbps.end()) - tbps.begin()];
-    Record& r = sc.derive({{"op", op}, {"warps_per_sm", std::string("best")}});
-    for (const Metric& m : best.metrics) sc.add_metric(r, m.name, m.stats);
-    r.sm_clock_mhz = best.sm_clock_mhz;
-    r.extra["best_warps_per_sm"] = std::get<std::int64_t>(*find_param(best.params, "warps_per_sm"));
-    r.extra["knee_warps_per_sm"] = k.x;
+    Record* r = sc.derive_best({{"op", op}, {"warps_per_sm", std::string("best")}}, points, "bandwidth/tbps");
+    r->extra["knee_warps_per_sm"] = k.x;
   }
 }
 
@@ -228,7 +248,9 @@ ProbeSpec bandwidth_spec() {
   s.sass = {expect_sass("*dram_read_kernel*", SassRegion::Whole, {{"LDG.E.128.CONSTANT", kUnroll, -1}}),
             expect_sass("*dram_write_kernel*", SassRegion::Whole, {{"STG.E.EF.128", kUnroll, -1}}),
             expect_sass("*dram_copy_kernel*", SassRegion::Whole, {{"LDG.E.128.CONSTANT", kUnroll, -1}, {"STG.E.EF.128", kUnroll, -1}}),
-            expect_sass("*dram_triad_kernel*", SassRegion::Whole, {{"LDG.E.128.CONSTANT", 2 * kUnroll, -1}, {"STG.E.EF.128", kUnroll, -1}, {"FFMA", 4 * kUnroll, -1}})};
+            expect_sass("*dram_triad_kernel*", SassRegion::Whole, {{"LDG.E.128.CONSTANT", 2 * kUnroll, -1}, {"STG.E.EF.128", kUnroll, -1}, {"FFMA", 4 * kUnroll, -1}}),
+            // Set-up: fills the source arrays with run-time values (16-byte stores).
+            expect_sass("*fill_kernel*", SassRegion::Whole, {{"STG.E.128", 1, -1}})};
   s.metrics = bandwidth_metrics();
   s.run = run_bandwidth;
   s.summarize = summarize_bandwidth;
@@ -259,16 +281,8 @@ void run_copy_engine(ProbeContext& ctx) {
   } else {
     throw Error("unknown copy-engine op '" + op + "'");
   }
-  EventTimer timer;
-  RepeatPolicy policy;
-  policy.warmup = 2;
-  policy.warmup_s = 0.1;  // on an H200 the first ~100 ms of streaming ran up to 13 % slower
-  policy.target_rel_ci = 0.003;
-  const Summary tbps = ctx.measure([&] {
-    timer.start();
-    launch();
-    return bytes_moved / (timer.stop_ms() * 1e-3) / 1e12;
-  }, policy).summary;
+  const Summary tbps = measure_tbps(ctx, launch, bytes_moved);
+  ctx.no_sm_clock("no SM code runs: the copy engines move the data (NVML's clock after the point is in device_state)");
   emit_bandwidth(ctx, tbps);
   ctx.extra()["bytes_per_launch"] = bytes_moved;
 }
@@ -279,6 +293,7 @@ ProbeSpec copy_engine_spec() {
   s.description = "DRAM bandwidth of the driver's memset and device-to-device memcpy (copy engines, no SM kernel)";
   s.axes = {Axis::list("op", std::vector<std::string>{"memset", "memcpy_d2d"})};
   s.metrics = bandwidth_metrics();
+  s.runs_no_sm_kernel = true;
   s.run = run_copy_engine;
   s.time_cap_s = 4;
   s.quick_time_cap_s = 1;

@@ -11,6 +11,7 @@
 #include "analysis/cache_levels.hpp"
 #include "analysis/chain.hpp"
 #include "core/device_buffer.hpp"
+#include "core/launch.cuh"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
@@ -92,7 +93,7 @@ void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
   {
     DeviceBuffer<std::uint32_t> next{std::size_t(lines)};
     next.from_host(random_cycle(std::size_t(lines), rng));
-    link_lines_kernel<<<ctx.device().sm_count * 4, 256>>>(chase.get(), next.get(), lines);
+    launch(ctx, link_lines_kernel, {unsigned(ctx.device().sm_count * 4), 256}, chase.get(), next.get(), lines);
     GD_CUDA_CHECK_LAUNCH();
   }
   // Past a couple of L2s the steady state is mostly misses anyway; scrubbing makes every
@@ -108,7 +109,8 @@ void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
   DeviceBuffer<const void*> sink(2);
   const auto start = reinterpret_cast<const void* const*>(chase.get());
   const auto run_chain = [&](std::int64_t steps) {
-    chase_kernel<Op><<<1, kWarmThreads>>>(start, warm, warm_lines, int(steps / kChaseUnroll), timing.get(), sink.get());
+    launch(ctx, chase_kernel<Op>, {1, kWarmThreads}, start, warm, warm_lines, int(steps / kChaseUnroll), timing.get(),
+           sink.get());
     GD_CUDA_CHECK_LAUNCH();
     return timing.to_host()[0];
   };
@@ -132,29 +134,37 @@ void run_chase(ProbeContext& ctx) {
   else throw Error("unknown chase variant '" + variant + "' (expected ca or cg)");
 }
 
+// The points a level was computed from: those whose working set lies on it (and matches its
+// L2 state: a DRAM level is made of the scrubbed points).
+std::vector<const Record*> level_sources(const std::vector<const Record*>& points, const CacheLevel& level) {
+  std::vector<const Record*> out;
+  const bool dram = level.name.rfind("DRAM", 0) == 0;
+  for (const Record* r : points) {
+    const double bytes = double(std::get<std::int64_t>(*find_param(r->params, "bytes")));
+    const bool scrubbed = r->extra.value("l2_state", "") == "scrubbed";
+    if (bytes >= level.first_bytes && bytes <= level.last_bytes && scrubbed == dram) out.push_back(r);
+  }
+  return out;
+}
+
 // Per variant: the cache levels (analysis/cache_levels) as derived records.
 void summarize_chase(SummaryContext& sc) {
   for (const std::string variant : {"ca", "cg"}) {
     std::vector<ChasePoint> points;
-    std::vector<double> mhz;
-    for (const Record& r : sc.records()) {
-      const ParamValue* v = find_param(r.params, "variant");
-      if (r.status != Status::Ok || !v || std::get<std::string>(*v) != variant) continue;
-      points.push_back({double(std::get<std::int64_t>(*find_param(r.params, "bytes"))),
-                        r.metric("latency/cycles")->value(), r.extra.value("l2_state", "") == "scrubbed"});
-      mhz.push_back(r.sm_clock_mhz);
+    const std::vector<const Record*> sources = sc.ok_records({{"variant", variant}});
+    for (const Record* r : sources) {
+      points.push_back({double(std::get<std::int64_t>(*find_param(r->params, "bytes"))),
+                        r->metric("latency/cycles")->value(), r->extra.value("l2_state", "") == "scrubbed"});
     }
     if (points.size() < 2) continue;
-    const double clock = summarize(mhz).median;
     for (const CacheLevel& level : cache_levels(points, variant == "ca", double(sc.device().l2_bytes))) {
-      Record& r = sc.derive({{"variant", variant}, {"level", level.name}});
+      Record& r = sc.derive({{"variant", variant}, {"level", level.name}}, level_sources(sources, level));
       Summary cycles = summarize(level.samples);
       cycles.median = level.cycles;  // for a blend, the level's value is its last point
       sc.add_metric(r, "latency/cycles", cycles);
-      sc.add_metric(r, "latency/ns", single_value(level.cycles / clock * 1e3));
+      if (r.sm_clock_mhz > 0) sc.add_metric(r, "latency/ns", single_value(level.cycles / r.sm_clock_mhz * 1e3));
       sc.add_metric(r, "level/first_bytes", single_value(level.first_bytes));
       sc.add_metric(r, "level/last_bytes", single_value(level.last_bytes));
-      r.sm_clock_mhz = clock;
       r.extra["next_bytes"] = level.next_bytes;
       r.extra["points"] = level.samples.size();
       if (level.name == "L2.far_blend")
@@ -176,7 +186,9 @@ ProbeSpec chase_spec() {
   auto plain_only = no_arith;
   plain_only.push_back("LDG.E.64.STRONG");  // the cached variant must be the ordinary weak load
   s.sass = {expect_sass("*chase_kernel<*)0>*", SassRegion::Clocked, {{"LDG.E.64", kChaseUnroll, -1}}, plain_only),
-            expect_sass("*chase_kernel<*)1>*", SassRegion::Clocked, {{"LDG.E.64.STRONG.GPU", kChaseUnroll, -1}}, no_arith)};
+            expect_sass("*chase_kernel<*)1>*", SassRegion::Clocked, {{"LDG.E.64.STRONG.GPU", kChaseUnroll, -1}}, no_arith),
+            // Set-up: links the lines into the cycle the chase follows (one 64-bit store per line).
+            expect_sass("*link_lines_kernel*", SassRegion::Whole, {{"STG.E.64", 1, -1}})};
   s.metrics = chain_latency_metrics("load-to-use latency of one dependent load");
   s.metrics.push_back({"level/first_bytes", "bytes", "smallest working set on this level's plateau"});
   s.metrics.push_back({"level/last_bytes", "bytes", "largest working set on this level's plateau"});

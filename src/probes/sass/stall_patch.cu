@@ -2,6 +2,7 @@
 // by patching the cubin, shows where the hardware stops hiding latency (results silently go wrong).
 // It tells a kernel author the real FFMA latency the compiler must respect, straight from the chip.
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/fit.hpp"
 #include "core/error.hpp"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
@@ -20,21 +22,49 @@ namespace stall_patch {
 
 constexpr int kChain = 64;      // dependent FFMAs, fully unrolled: one identical word repeated
 constexpr int kThreads = 32;    // one warp: nothing else can issue in a stall the patch removes
+constexpr int kLengths = 4;     // timed regions of 1, 2, 4, 8 chains: cycles per FFMA is their slope
+constexpr int kRounds = 9;      // the length sweep repeated in one launch: one slope per round
+constexpr int kTimings = kLengths * kRounds;
 
 // x <- x * a + b with a = 1 and b a small integer: every step is exact, so the result counts the
 // steps that saw their predecessor's result; a step that read a stale register is a missing b.
+// One launch times kRounds sweeps of 1..8 back-to-back chains (the same 64 patched words run
+// again), so the host fits cycles over chain length like every other latency, and reads the SM
+// clock from clock64 against %globaltimer across the whole launch.
 // External linkage: the host never launches it through the runtime, so an internal-linkage
 // kernel could be dropped; the probe finds it in the cubin and launches it patched.
-__global__ void ffma_stall_chain_kernel(float* x_io, long long* cycles, float a, float b) {
+__global__ void ffma_stall_chain_kernel(float* x_io, long long* cycles, unsigned long long* clock, float a, float b) {
   float x = x_io[threadIdx.x];
-  // A branch on x makes the clock start after the load has landed, so the cycles are the chain's.
+  // A branch on x makes the clocks start after the load has landed, so the cycles are the chain's.
   if (x < 0.0f) cycles[0] = -1;
-  const long long c0 = clock64();
+  const unsigned long long g0 = ptx::globaltimer_ns();
+  const long long start = clock64();
+#pragma unroll 1
+  for (int t = 0; t < kTimings; ++t) {
+    const int chains = 1 << (t % kLengths);
+    const long long c0 = clock64();
+#pragma unroll 1
+    for (int r = 0; r < chains; ++r) {
 #pragma unroll
-  for (int i = 0; i < kChain; ++i) x = ptx::ffma(x, a, b);
-  const long long c1 = clock64();
+      for (int i = 0; i < kChain; ++i) x = ptx::ffma(x, a, b);
+    }
+    const long long c1 = clock64();
+    if (threadIdx.x == 0) cycles[t] = c1 - c0;
+  }
+  const long long end = clock64();
+  const unsigned long long g1 = ptx::globaltimer_ns();
   x_io[threadIdx.x] = x;
-  if (threadIdx.x == 0) cycles[0] = c1 - c0;
+  if (threadIdx.x == 0) {
+    clock[0] = (unsigned long long)(end - start);
+    clock[1] = g1 - g0;
+  }
+}
+
+// Chain steps the kernel runs in total: every lane's x grows by this many b.
+constexpr long long total_steps() {
+  long long chains = 0;
+  for (int t = 0; t < kTimings; ++t) chains += 1 << (t % kLengths);
+  return chains * kChain;
 }
 
 }  // namespace stall_patch
@@ -42,7 +72,10 @@ __global__ void ffma_stall_chain_kernel(float* x_io, long long* cycles, float a,
 namespace {
 
 using stall_patch::kChain;
+using stall_patch::kLengths;
+using stall_patch::kRounds;
 using stall_patch::kThreads;
+using stall_patch::kTimings;
 
 struct ChainLocation {
   sass::Cubin cubin;
@@ -95,8 +128,25 @@ struct StallOutcome {
   std::string kind;
   int wrong_lanes = 0;
   double mean_missing_steps = 0;  // steps whose result a dependent FFMA did not see
-  long long cycles = 0;
+  std::vector<double> slopes;     // cycles per FFMA, one chain-length fit per round
+  double worst_r2 = 1;
+  double clock_mhz = 0;           // clock64 over %globaltimer across the launch
+  double cycles_per_ffma() const { return slopes.empty() ? 0 : summarize(slopes).median; }
 };
+
+// One slope per round: cycles of the 1, 2, 4, 8-chain regions over their FFMA counts.
+void fit_rounds(const long long* cycles, StallOutcome& s) {
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<double> x, y;
+    for (int l = 0; l < kLengths; ++l) {
+      x.push_back(double((1 << l) * kChain));
+      y.push_back(double(cycles[round * kLengths + l]));
+    }
+    const LineFit f = fit_chain_slope(x, y);
+    s.slopes.push_back(f.slope);
+    s.worst_r2 = std::min(s.worst_r2, f.r2);
+  }
+}
 
 StallOutcome run_with_stall(const ChainLocation& loc, int stall, const DeviceInfo& device,
                             const std::vector<float>& x0, float b) {
@@ -105,23 +155,58 @@ StallOutcome run_with_stall(const ChainLocation& loc, int stall, const DeviceInf
   job.kernel = loc.kernel_name;
   job.device = device.index;
   job.block = kThreads;
-  const long long zero = 0;
+  const std::vector<long long> cycles(kTimings, 0);
+  const unsigned long long clock[2] = {0, 0};
   const float a = 1.0f;
   job.args = {sass::LaunchArg::device_buffer(x0.data(), x0.size() * sizeof(float)),
-              sass::LaunchArg::device_buffer(&zero, sizeof zero), sass::LaunchArg::of(a), sass::LaunchArg::of(b)};
+              sass::LaunchArg::device_buffer(cycles.data(), cycles.size() * sizeof(long long)),
+              sass::LaunchArg::device_buffer(clock, sizeof clock), sass::LaunchArg::of(a), sass::LaunchArg::of(b)};
   const sass::LaunchOutcome o = sass::launch_in_child(patched, job);
   StallOutcome s{stall, sass::to_string(o.kind) + (o.completed() ? "" : ": " + o.message)};
   if (!o.completed()) return s;
   const auto* got = reinterpret_cast<const float*>(o.buffers.at(0).data());
   double missing = 0;
   for (int i = 0; i < kThreads; ++i) {
-    const float expected = x0[i] + float(kChain) * b;  // exact: all values are small integers
+    const float expected = x0[i] + float(stall_patch::total_steps()) * b;  // exact: small integers
     if (got[i] != expected) ++s.wrong_lanes;
     missing += (expected - got[i]) / b;
   }
   s.mean_missing_steps = missing / kThreads;
-  std::memcpy(&s.cycles, o.buffers.at(1).data(), sizeof s.cycles);
+  fit_rounds(reinterpret_cast<const long long*>(o.buffers.at(1).data()), s);
+  unsigned long long clk[2];
+  std::memcpy(clk, o.buffers.at(2).data(), sizeof clk);
+  s.clock_mhz = clk[1] ? double(clk[0]) / double(clk[1]) * 1e3 : 0;
   return s;
+}
+
+struct PatchEffect {
+  bool took = false;
+  std::string evidence;
+};
+
+// Did the edited words reach the chip? Either a stall below the compiler's corrupted results,
+// or the time per FFMA follows the stall once it exceeds the compiler's (each extra stall cycle
+// is an extra cycle per step). Neither: the driver ran other code than the patched .text.
+PatchEffect patch_effect(const std::vector<StallOutcome>& outcomes, int compiler_stall) {
+  for (const auto& o : outcomes)
+    if (o.stall < compiler_stall && o.kind == "completed" && o.wrong_lanes > 0)
+      return {true, "stall " + std::to_string(o.stall) + " gave wrong results in " + std::to_string(o.wrong_lanes) + " lanes"};
+  const StallOutcome* at_compiler = nullptr;
+  const StallOutcome* top = nullptr;
+  for (const auto& o : outcomes) {
+    if (o.kind != "completed" || o.wrong_lanes) continue;
+    if (o.stall == compiler_stall) at_compiler = &o;
+    if (o.stall > compiler_stall && (!top || o.stall > top->stall)) top = &o;
+  }
+  if (at_compiler && top) {
+    const double grew = top->cycles_per_ffma() - at_compiler->cycles_per_ffma();
+    const int more = top->stall - at_compiler->stall;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "stall %d -> %d changed cycles per FFMA by %.2f (expected about +%d)",
+                  at_compiler->stall, top->stall, grew, more);
+    return {grew >= 0.5 * more, buf};
+  }
+  return {false, "no stall below the compiler's corrupted results and no higher stall completed to compare timing"};
 }
 
 void run_stall_patch(ProbeContext& ctx) {
@@ -135,10 +220,12 @@ void run_stall_patch(ProbeContext& ctx) {
   for (auto& v : x0) v = float(rng() % 1000);
   const float b = float(1 + rng() % 7);
 
+  ctx.launched_by_name(loc.kernel_name);  // verified as compiled; the patch's effect is checked below
   const StallOutcome baseline = run_with_stall(loc, -1, ctx.device(), x0, b);
   if (baseline.kind != "completed" || baseline.wrong_lanes)
     throw Error("the unpatched kernel loaded through the driver API is already wrong (" + baseline.kind + ", " +
                 std::to_string(baseline.wrong_lanes) + " wrong lanes): the loading path is broken");
+  if (baseline.clock_mhz <= 0) throw Error("the unpatched launch recorded no %globaltimer interval");
   const int top = std::min(15, compiler_stall + (ctx.quick() ? 1 : 4));
   std::vector<StallOutcome> outcomes;
   for (int s = 0; s <= top; ++s) outcomes.push_back(run_with_stall(loc, s, ctx.device(), x0, b));
@@ -151,22 +238,31 @@ void run_stall_patch(ProbeContext& ctx) {
     threshold = outcomes[i].stall;
   }
   if (threshold < 0) throw Error("no tested stall count gave the right result, not even " + std::to_string(top));
-  const bool took_effect = threshold > 0;  // a lower stall corrupted results: the edit reached the chip
+  const PatchEffect effect = patch_effect(outcomes, compiler_stall);
 
   nlohmann::json table = nlohmann::json::array();
   for (const auto& o : outcomes)
     table.push_back({{"stall", o.stall}, {"outcome", o.kind}, {"wrong_lanes", o.wrong_lanes},
-                     {"mean_missing_steps", o.mean_missing_steps}, {"cycles", o.cycles},
-                     {"cycles_per_ffma", double(o.cycles) / kChain}});
+                     {"mean_missing_steps", o.mean_missing_steps}, {"cycles_per_ffma", o.cycles_per_ffma()},
+                     {"fit_worst_r2", o.worst_r2}});
   ctx.extra()["stall_sweep"] = table;
   ctx.extra()["arch"] = loc.cubin.arch().name();
   ctx.extra()["chain"] = {{"kernel", loc.kernel_name}, {"first_instruction", loc.run.first}, {"length", kChain},
                           {"patched_instructions", loc.run.count - 1}};
-  ctx.extra()["patch_took_effect"] = took_effect;
+  ctx.extra()["patch_effect"] = effect.evidence;
   ctx.extra()["mercury_sections"] = loc.cubin.has_mercury_sections();
+  if (!effect.took) throw Error("the patch had no observable effect: " + effect.evidence);
+
+  // The unpatched rounds are the repetitions: the policy decides how many the median needs.
+  std::size_t next = 0;
+  RepeatPolicy policy;
+  policy.max_samples = int(baseline.slopes.size()) - policy.warmup;
+  policy.target_rel_ci = 0.01;
+  const Summary unpatched = ctx.measure([&] { return baseline.slopes.at(next++); }, policy).summary;
+  ctx.set_observed_sm_clock_mhz(baseline.clock_mhz, "clock64 over %globaltimer across the unpatched launch (child process)");
   ctx.metric("stall/threshold", double(threshold));
   ctx.metric("stall/compiler", double(compiler_stall));
-  ctx.metric("cycles_per_ffma/unpatched", double(baseline.cycles) / kChain);
+  ctx.metric("cycles_per_ffma/unpatched", unpatched);
 }
 
 ProbeSpec stall_patch_spec() {
@@ -174,10 +270,11 @@ ProbeSpec stall_patch_spec() {
   s.id = "sass.patch.ffma_stall";
   s.description = "lowest FFMA stall count that keeps a dependent chain correct (cubin patched, run in a child)";
   s.needs.min_cc = 70;  // the control-word layout patched here is Volta's and later
-  s.sass = {SassExpectation{"*ffma_stall_chain_kernel*", SassRegion::Clocked, {{"FFMA", kChain, kChain}}}};
+  // The clocked region holds the chain once: the loops around it are not unrolled.
+  s.sass = {expect_sass("*ffma_stall_chain_kernel*", SassRegion::Clocked, {{"FFMA", kChain, kChain}})};
   s.metrics = {{"stall/threshold", "cycles", "smallest stall on a dependent FFMA that still gives right results"},
                {"stall/compiler", "cycles", "the stall ptxas wrote on the chain"},
-               {"cycles_per_ffma/unpatched", "cycles", "clock64 cycles per chain step as compiled"}};
+               {"cycles_per_ffma/unpatched", "cycles", "cycles per chain step as compiled (slope over chain lengths)"}};
   s.run = run_stall_patch;
   s.time_cap_s = 120;
   s.quick_time_cap_s = 60;

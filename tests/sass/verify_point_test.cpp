@@ -1,0 +1,81 @@
+// Per-point verification: a point is verified only when every kernel it launched is covered by an
+// expectation that holds on the real compiled code; anything launched but unchecked leaves it
+// unverified, and a probe without SM kernels is not_applicable rather than unverified.
+#include <gtest/gtest.h>
+
+#include "sass/verify.hpp"
+#include "sass_test_util.hpp"
+
+namespace gd::sass {
+namespace {
+
+ProbeSpec probe_with(std::vector<SassExpectation> e) {
+  ProbeSpec p;
+  p.id = "test.point";
+  p.sass = std::move(e);
+  return p;
+}
+
+class VerifyPoint : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    GD_REQUIRE_DISASSEMBLER();
+    cubin_ = std::make_unique<Cubin>(testing::compile_cubin(testing::kChainSource, GetParam()));
+    code_ = std::make_unique<CodeBase>(cubin_->arch(), std::vector<const Cubin*>{cubin_.get()});
+  }
+  SassCheck point(const ProbeSpec& p, std::vector<std::string> kernels) const { return check_point(p, *code_, kernels); }
+  std::unique_ptr<Cubin> cubin_;
+  std::unique_ptr<CodeBase> code_;
+};
+
+const SassExpectation kChain = expect_sass("ffma_chain", SassRegion::Clocked, {{"FFMA", 32, 32}});
+const SassExpectation kNoClock = expect_sass("no_clock", SassRegion::Whole, {{"FMUL", 1, -1}});
+
+TEST_P(VerifyPoint, EveryLaunchedKernelCheckedIsVerified) {
+  const SassCheck c = point(probe_with({kChain, kNoClock}), {"ffma_chain", "no_clock"});
+  EXPECT_EQ(c.status, SassStatus::Verified) << c.detail;
+  EXPECT_NE(c.detail.find("2 kernel(s) launched and checked"), std::string::npos) << c.detail;
+}
+
+// The bug this guards: a probe-level "verified" stamped on a point that also ran a kernel no
+// expectation looks at (compute.peak.fp32 checked ilp 1 and 8, and ran 2 and 4 too).
+TEST_P(VerifyPoint, LaunchedKernelWithoutExpectationIsUnverified) {
+  const SassCheck c = point(probe_with({kChain}), {"ffma_chain", "no_clock"});
+  EXPECT_EQ(c.status, SassStatus::Unverified) << c.detail;
+  EXPECT_NE(c.detail.find("no_clock has no SASS expectation"), std::string::npos) << c.detail;
+}
+
+TEST_P(VerifyPoint, LaunchedKernelMissingFromTheCodeIsUnverified) {
+  const SassCheck c = point(probe_with({kChain}), {"_Z9elsewherev"});
+  EXPECT_EQ(c.status, SassStatus::Unverified) << c.detail;
+  EXPECT_NE(c.detail.find("not in this arch's code"), std::string::npos) << c.detail;
+}
+
+TEST_P(VerifyPoint, CoveredKernelThatFailsIsAMismatch) {
+  // Both globs cover ffma_chain; the second expects twice the chain that is there.
+  const auto wrong = expect_sass("ffma_*", SassRegion::Clocked, {{"FFMA", 64, -1}});
+  const SassCheck c = point(probe_with({kNoClock, wrong}), {"no_clock"});
+  EXPECT_EQ(c.status, SassStatus::Mismatch) << "the probe's own expectations fail: " << c.detail;
+}
+
+TEST_P(VerifyPoint, NothingLaunchedIsUnverifiedUnlessTheProbeRunsNoKernel) {
+  ProbeSpec p = probe_with({kChain});
+  EXPECT_EQ(point(p, {}).status, SassStatus::Unverified);
+  p.runs_no_sm_kernel = true;
+  const SassCheck c = point(p, {});
+  EXPECT_EQ(c.status, SassStatus::NotApplicable) << c.detail;
+}
+
+TEST_P(VerifyPoint, MangledTemplateNamesAreMatchedThroughTheirDemangledForm) {
+  const auto templ = expect_sass("void templated<int>(int*, int)", SassRegion::Whole, {{"IADD3", 1, -1}});
+  const auto* k = code_->match("*templated<int>*").at(0);
+  ASSERT_NE(k->name, k->demangled) << "the test needs a mangled name";
+  const SassCheck c = point(probe_with({templ}), {k->name});
+  EXPECT_EQ(c.status, SassStatus::Verified) << c.detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, VerifyPoint, ::testing::ValuesIn(testing::target_archs()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace gd::sass
