@@ -164,20 +164,32 @@ Cubin apply_patch(const Cubin& cubin, const std::vector<InstructionEdit>& edits,
   return out;
 }
 
-InstructionRun longest_identical_run(const Cubin& cubin, const Kernel& k) {
-  InstructionRun best, cur;
+std::vector<InstructionRun> identical_runs(const Cubin& cubin, const Kernel& k, std::size_t min_count) {
+  std::vector<InstructionRun> runs;
+  InstructionRun cur;
   Instruction128 prev{};
+  const auto close = [&] {
+    if (cur.count >= min_count && cur.count > 0) runs.push_back(cur);
+  };
   for (std::size_t i = 0; i < k.instruction_count(); ++i) {
     Instruction128 w = cubin.instruction(k, i);
     w.hi &= ~ControlWord::kMask;
     if (i > 0 && w == prev) {
       ++cur.count;
     } else {
+      close();
       cur = {i, 1};
     }
-    if (cur.count > best.count) best = cur;
     prev = w;
   }
+  close();
+  return runs;
+}
+
+InstructionRun longest_identical_run(const Cubin& cubin, const Kernel& k) {
+  InstructionRun best;
+  for (const InstructionRun& r : identical_runs(cubin, k, 1))
+    if (r.count > best.count) best = r;
   return best;
 }
 

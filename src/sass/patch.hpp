@@ -38,6 +38,8 @@ struct InstructionRun {
   std::size_t first = 0, count = 0;
 };
 InstructionRun longest_identical_run(const Cubin& cubin, const Kernel& kernel);
+// Every maximal run of identical words at least min_count long, in program order.
+std::vector<InstructionRun> identical_runs(const Cubin& cubin, const Kernel& kernel, std::size_t min_count);
 
 // ---------------------------------------------------------------------------- launching
 
