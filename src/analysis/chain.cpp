@@ -1,16 +1,33 @@
 #include "analysis/chain.hpp"
 
-#include <cmath>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
 
 namespace gd {
 
+namespace {
+
+// Any two points lie exactly on a line, so a fit over two lengths always has r2 = 1 and says
+// nothing about how straight the chain really is; the third length is what makes r2 a check.
+constexpr std::size_t kMinChainLengths = 3;
+
+void require_enough_lengths(std::span<const std::int64_t> lengths) {
+  const std::set<std::int64_t> distinct(lengths.begin(), lengths.end());
+  if (distinct.size() < kMinChainLengths)
+    throw Error("measure_chain_latency: needs at least " + std::to_string(kMinChainLengths) +
+                " distinct chain lengths so that the fit's r2 can show a bent line; got " +
+                std::to_string(distinct.size()));
+}
+
+}  // namespace
+
 ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64_t> lengths,
                                    const std::function<RegionTiming(std::int64_t steps)>& run_chain,
                                    const RepeatPolicy& policy) {
-  if (lengths.size() < 2) throw Error("a chain latency needs at least two chain lengths");
+  require_enough_lengths(lengths);
   ChainLatency out;
   out.worst_fit.r2 = 2;
   std::vector<RegionTiming> timings;
