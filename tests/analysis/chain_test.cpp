@@ -73,6 +73,24 @@ TEST_F(ChainLatencyTest, OneBentFitIsTheWorstFit) {
   EXPECT_NE(lat.per_step.min, lat.per_step.max) << "the bent fit is one of the samples";
 }
 
+TEST_F(ChainLatencyTest, WarmUpIsLeftOutOfTheFitQualityAndTheClock) {
+  policy_.warmup = 1;
+  FakeChain chain;
+  // The warm-up fit (calls 0..2) is bent and ran at half the clock, as a cold first launch can.
+  chain.extra_cycles = [](int call, std::int64_t steps) { return call < 3 && steps == 1024 ? 600LL : 0LL; };
+  const auto half_clock_warmup = [&chain](std::int64_t steps) {
+    const bool warmup = chain.calls < 3;
+    RegionTiming t = chain(steps);
+    if (warmup) t.ns *= 2;
+    return t;
+  };
+  const ChainLatency lat = measure_chain_latency(ctx_, std::vector<std::int64_t>{512, 1024, 2048},
+                                                 half_clock_warmup, policy_);
+  EXPECT_EQ(chain.calls, 3 + 5 * 3) << "one warm-up fit, then the samples";
+  EXPECT_NEAR(lat.worst_fit.r2, 1.0, 1e-12);
+  EXPECT_NEAR(lat.clock_mhz, kClockMhz, 1e-9);
+}
+
 TEST_F(ChainLatencyTest, FewerThanThreeDistinctLengthsIsAnError) {
   FakeChain chain;
   EXPECT_THROW(measure(chain, {512, 2048}), Error);
