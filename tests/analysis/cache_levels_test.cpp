@@ -10,15 +10,16 @@ namespace {
 
 // Shaped like an H200 chase (60 MiB L2, 4 sizes per octave): L1 at 32 cycles to ~220 KiB,
 // a ramp, L2 near 280 to ~28 MiB, a climb to ~385 by 56 MiB (far partition), a warm
-// hit/miss blend past L2, and cold DRAM at ~658 from twice the L2 size.
-std::vector<ChasePoint> h200_like(bool l1_cached) {
+// hit/miss blend past L2 (a ramp, or flat: a false plateau), and cold DRAM at ~658 from twice
+// the L2 size.
+std::vector<ChasePoint> h200_like(bool l1_cached, bool flat_past_l2 = false) {
   const double l2 = 60.0 * (1 << 20);
   std::vector<ChasePoint> pts;
   for (double s = 4096; s <= 512.0 * (1 << 20); s *= std::pow(2.0, 0.25)) {
     double c;
     const bool cold = s > 2 * l2;
     if (cold) c = 658 + std::fmod(s, 3.0);
-    else if (s > l2) c = 440 + 80 * std::log2(s / l2);
+    else if (s > l2) c = flat_past_l2 ? 500 : 440 + 80 * std::log2(s / l2);
     else if (s > 30e6) c = 280 + 105 * std::log2(s / 30e6);
     else if (!l1_cached || s > 1e6) c = 279 + std::fmod(s, 2.0);
     else if (s <= 230e3) c = 32;
@@ -53,8 +54,17 @@ TEST(CacheLevels, BypassingChaseHasNoL1) {
 }
 
 TEST(CacheLevels, WarmBlendPastL2IsNotALevel) {
-  for (const auto& l : cache_levels(h200_like(true), true, 60.0 * (1 << 20)))
-    EXPECT_FALSE(l.name == "DRAM" && l.first_bytes < 120.0 * (1 << 20)) << l.first_bytes;
+  // Past L2 the warm curve here is flat (a steady hit/miss mix): a plateau by shape, but one that
+  // starts beyond the L2 capacity, so it must not become an L2 level.
+  const double l2 = 60.0 * (1 << 20);
+  const auto levels = cache_levels(h200_like(true, true), true, l2);
+  std::string names;
+  for (const auto& l : levels) names += l.name + " ";
+  EXPECT_EQ(names, "L1 L2 L2.far_blend DRAM ");
+  for (const auto& l : levels)
+    if (l.name.starts_with("L")) {
+      EXPECT_LE(l.first_bytes, l2) << l.name;
+    }
 }
 
 TEST(CacheLevels, TwoDistinctL2PlateausAreNumbered) {
