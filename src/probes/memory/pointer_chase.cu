@@ -133,6 +133,32 @@ void run_chase(ProbeContext& ctx) {
   else throw Error("unknown chase variant '" + variant + "' (expected ca or cg)");
 }
 
+// One cache level as a derived record: honest statistics of its points, the boundaries the
+// data shows, and for DRAM where the probe began scrubbing L2 (analysis/cache_levels says why
+// that is kept apart from the boundary).
+void derive_level(SummaryContext& sc, const std::string& variant, const CacheLevel& level, double clock_mhz) {
+  Record& r = sc.derive({{"variant", variant}, {"level", level.name}});
+  sc.add_metric(r, "latency/cycles", summarize(level.samples));
+  sc.add_metric(r, "latency/ns", single_value(level.cycles / clock_mhz * 1e3));
+  if (level.first_bytes > 0) sc.add_metric(r, "level/first_bytes", single_value(level.first_bytes));
+  sc.add_metric(r, "level/last_bytes", single_value(level.last_bytes));
+  r.sm_clock_mhz = clock_mhz;
+  r.extra["next_bytes"] = level.next_bytes;
+  r.extra["points"] = level.samples.size();
+  if (level.name == "L2.far_blend") {
+    sc.add_metric(r, "latency/cycles_at_last_bytes", single_value(level.cycles_at_last_bytes));
+    r.extra["note"] = "latency climbs before L2 is full: a growing share of lines homed in the far L2 partition";
+  }
+  if (level.l2_scrubbed_from_bytes > 0) {
+    r.extra["measured_with_l2_scrubbed_from_bytes"] = level.l2_scrubbed_from_bytes;
+    r.extra["note"] = level.first_bytes > 0
+        ? "first_bytes is where the warm curve leaves the last L2 level; the latency comes from points measured "
+          "with L2 scrubbed, from measured_with_l2_scrubbed_from_bytes on (a choice of the probe, not a boundary)"
+        : "the warm sweep never left L2, so the data shows no DRAM boundary; the latency comes from points "
+          "measured with L2 scrubbed, from measured_with_l2_scrubbed_from_bytes on";
+  }
+}
+
 // Per variant: the cache levels (analysis/cache_levels) as derived records.
 void summarize_chase(SummaryContext& sc) {
   for (const std::string variant : {"ca", "cg"}) {
@@ -147,20 +173,8 @@ void summarize_chase(SummaryContext& sc) {
     }
     if (points.size() < 2) continue;
     const double clock = summarize(mhz).median;
-    for (const CacheLevel& level : cache_levels(points, variant == "ca", double(sc.device().l2_bytes))) {
-      Record& r = sc.derive({{"variant", variant}, {"level", level.name}});
-      Summary cycles = summarize(level.samples);
-      cycles.median = level.cycles;  // for a blend, the level's value is its last point
-      sc.add_metric(r, "latency/cycles", cycles);
-      sc.add_metric(r, "latency/ns", single_value(level.cycles / clock * 1e3));
-      sc.add_metric(r, "level/first_bytes", single_value(level.first_bytes));
-      sc.add_metric(r, "level/last_bytes", single_value(level.last_bytes));
-      r.sm_clock_mhz = clock;
-      r.extra["next_bytes"] = level.next_bytes;
-      r.extra["points"] = level.samples.size();
-      if (level.name == "L2.far_blend")
-        r.extra["note"] = "latency climbs before L2 is full: a growing share of lines homed in the far L2 partition";
-    }
+    for (const CacheLevel& level : cache_levels(points, variant == "ca", double(sc.device().l2_bytes)))
+      derive_level(sc, variant, level, clock);
   }
 }
 
@@ -179,8 +193,13 @@ ProbeSpec chase_spec() {
   s.sass = {expect_sass("*chase_kernel<*)0>*", SassRegion::Clocked, {{"LDG.E.64", kChaseUnroll, -1}}, plain_only),
             expect_sass("*chase_kernel<*)1>*", SassRegion::Clocked, {{"LDG.E.64.STRONG.GPU", kChaseUnroll, -1}}, no_arith)};
   s.metrics = chain_latency_metrics("load-to-use latency of one dependent load");
-  s.metrics.push_back({"level/first_bytes", "bytes", "smallest working set on this level's plateau"});
+  s.metrics.push_back({"level/first_bytes", "bytes",
+                       "smallest working set on this level's plateau; for DRAM, the first warm working set past "
+                       "the last L2 level (where the data shows loads leave L2)"});
   s.metrics.push_back({"level/last_bytes", "bytes", "largest working set on this level's plateau"});
+  s.metrics.push_back({"latency/cycles_at_last_bytes", "cycles",
+                       "L2.far_blend only: latency at its largest working set, the worst case inside L2 "
+                       "(latency/cycles is the median over the blend's points)"});
   s.run = run_chase;
   s.summarize = summarize_chase;
   s.time_cap_s = 18;
