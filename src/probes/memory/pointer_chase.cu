@@ -22,6 +22,13 @@ constexpr int kLineBytes = 128;       // one pointer per cache line: every step 
 constexpr int kChaseUnroll = 16;
 constexpr int kWarmThreads = 1024;
 constexpr double kColdFactor = 2.0;   // working sets past this many L2s are measured with L2 scrubbed
+// The L1 size a chase finds is the L1 share of the SM's unified L1/shared-memory SRAM, which the
+// driver splits per kernel from a preferred carveout (the share for shared memory, in percent of
+// the most it can have). The chase uses no shared memory, so it asks for the least shared memory
+// and so the most L1 (carveout 0): the L1 plateau is then the largest L1 the chip offers, not
+// whatever split the driver defaulted to. The bypassing (cg) variant asks for the same, so the
+// two variants differ only in their load.
+constexpr int kCarveoutPercentShared = cudaSharedmemCarveoutMaxL1;
 
 enum class CacheOp { Ca, Cg };
 
@@ -77,6 +84,23 @@ std::vector<std::uint32_t> random_cycle(std::size_t n, std::mt19937_64& rng) {
   return next;
 }
 
+// Sets the chase kernel's carveout and records what was asked, what the driver reports back for
+// the kernel, and the SM's shared-memory total: the driver does not say which split it used, so
+// these are what a reader has to tell which L1 size the plateau measured.
+template <CacheOp Op>
+void set_and_record_carveout(ProbeContext& ctx) {
+  GD_CUDA_CHECK(cudaFuncSetAttribute(chase_kernel<Op>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     kCarveoutPercentShared));
+  cudaFuncAttributes attr{};
+  GD_CUDA_CHECK(cudaFuncGetAttributes(&attr, chase_kernel<Op>));
+  ctx.extra()["shared_carveout"] = {
+      {"requested_percent", kCarveoutPercentShared},
+      {"reported_preferred_percent", attr.preferredShmemCarveout},
+      {"reported_max_dynamic_shared_bytes", attr.maxDynamicSharedSizeBytes},
+      {"kernel_static_shared_bytes", attr.sharedSizeBytes},
+      {"device_shared_per_sm_bytes", ctx.device().shared_per_sm}};
+}
+
 template <CacheOp Op>
 void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
   const std::int64_t lines = bytes / kLineBytes;
@@ -104,6 +128,7 @@ void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
   if (cold) scrub.fill_zero();
   ctx.extra()["l2_state"] = cold ? "scrubbed" : "warm";
 
+  set_and_record_carveout<Op>(ctx);
   DeviceBuffer<RegionTiming> timing(1);
   DeviceBuffer<const void*> sink(2);
   const auto start = reinterpret_cast<const void* const*>(chase.get());
@@ -136,7 +161,8 @@ void run_chase(ProbeContext& ctx) {
 // One cache level as a derived record: honest statistics of its points, the boundaries the
 // data shows, and for DRAM where the probe began scrubbing L2 (analysis/cache_levels says why
 // that is kept apart from the boundary).
-void derive_level(SummaryContext& sc, const std::string& variant, const CacheLevel& level, double clock_mhz) {
+void derive_level(SummaryContext& sc, const std::string& variant, const CacheLevel& level, double clock_mhz,
+                  const nlohmann::json& carveout) {
   Record& r = sc.derive({{"variant", variant}, {"level", level.name}});
   sc.add_metric(r, "latency/cycles", summarize(level.samples));
   sc.add_metric(r, "latency/ns", single_value(level.cycles / clock_mhz * 1e3));
@@ -145,6 +171,7 @@ void derive_level(SummaryContext& sc, const std::string& variant, const CacheLev
   r.sm_clock_mhz = clock_mhz;
   r.extra["next_bytes"] = level.next_bytes;
   r.extra["points"] = level.samples.size();
+  if (!carveout.is_null()) r.extra["shared_carveout"] = carveout;
   if (level.name == "L2.far_blend") {
     sc.add_metric(r, "latency/cycles_at_last_bytes", single_value(level.cycles_at_last_bytes));
     r.extra["note"] = "latency climbs before L2 is full: a growing share of lines homed in the far L2 partition";
@@ -164,17 +191,19 @@ void summarize_chase(SummaryContext& sc) {
   for (const std::string variant : {"ca", "cg"}) {
     std::vector<ChasePoint> points;
     std::vector<double> mhz;
+    nlohmann::json carveout;  // the same kernel attributes at every point of a variant
     for (const Record& r : sc.records()) {
       const ParamValue* v = find_param(r.params, "variant");
       if (r.status != Status::Ok || !v || std::get<std::string>(*v) != variant) continue;
       points.push_back({double(std::get<std::int64_t>(*find_param(r.params, "bytes"))),
                         r.metric("latency/cycles")->value(), r.extra.value("l2_state", "") == "scrubbed"});
       mhz.push_back(r.sm_clock_mhz);
+      if (carveout.is_null() && r.extra.contains("shared_carveout")) carveout = r.extra["shared_carveout"];
     }
     if (points.size() < 2) continue;
     const double clock = summarize(mhz).median;
     for (const CacheLevel& level : cache_levels(points, variant == "ca", double(sc.device().l2_bytes)))
-      derive_level(sc, variant, level, clock);
+      derive_level(sc, variant, level, clock, carveout);
   }
 }
 
