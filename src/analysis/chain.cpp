@@ -1,19 +1,46 @@
 #include "analysis/chain.hpp"
 
-#include <cmath>
+#include <algorithm>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
 
 namespace gd {
 
+namespace {
+
+// Any two points lie exactly on a line, so a fit over two lengths always has r2 = 1 and says
+// nothing about how straight the chain really is; the third length is what makes r2 a check.
+constexpr std::size_t kMinChainLengths = 3;
+
+void require_enough_lengths(std::span<const std::int64_t> lengths) {
+  const std::set<std::int64_t> distinct(lengths.begin(), lengths.end());
+  if (distinct.size() < kMinChainLengths)
+    throw Error("measure_chain_latency: needs at least " + std::to_string(kMinChainLengths) +
+                " distinct chain lengths so that the fit's r2 can show a bent line; got " +
+                std::to_string(distinct.size()));
+}
+
+// The fit with the lowest r2. A NaN r2 (timings with no variance at all) counts as worst:
+// it is never a sign of a good measurement.
+LineFit worst_of(std::span<const LineFit> fits) {
+  LineFit worst;
+  worst.r2 = 2;
+  for (const LineFit& f : fits)
+    if (!(f.r2 >= worst.r2)) worst = f;
+  return worst;
+}
+
+}  // namespace
+
 ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64_t> lengths,
                                    const std::function<RegionTiming(std::int64_t steps)>& run_chain,
                                    const RepeatPolicy& policy) {
-  if (lengths.size() < 2) throw Error("a chain latency needs at least two chain lengths");
-  ChainLatency out;
-  out.worst_fit.r2 = 2;
-  std::vector<RegionTiming> timings;
+  require_enough_lengths(lengths);
+  std::vector<LineFit> fits;
+  std::vector<RegionTiming> timings;  // lengths.size() per fit, in call order
   const auto one_fit = [&] {
     std::vector<double> x, y;
     for (std::int64_t steps : lengths) {
@@ -22,12 +49,18 @@ ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64
       x.push_back(double(steps));
       y.push_back(double(t.cycles));
     }
-    const LineFit f = fit_chain_slope(x, y);
-    if (!(f.r2 >= out.worst_fit.r2)) out.worst_fit = f;
-    return f.slope;
+    fits.push_back(fit_chain_slope(x, y));
+    return fits.back().slope;
   };
-  out.per_step = ctx.measure(one_fit, policy).summary;
-  out.clock_mhz = clock_mhz(timings);
+  const RepeatResult result = ctx.measure(one_fit, policy);
+  // The first calls were the policy's warm-up, whose slopes the repetition discarded; their fit
+  // quality and clock (cold caches, clocks still ramping) are left out the same way.
+  const std::size_t kept = std::min(result.samples.size(), fits.size());
+  const std::size_t warmup = fits.size() - kept;
+  ChainLatency out;
+  out.per_step = result.summary;
+  out.worst_fit = worst_of(std::span(fits).subspan(warmup));
+  out.clock_mhz = clock_mhz(std::span(timings).subspan(warmup * lengths.size()));
   if (out.clock_mhz > 0) ctx.set_observed_sm_clock_mhz(out.clock_mhz);
   return out;
 }

@@ -21,7 +21,9 @@ struct ChainLatency {
 
 // Runs the chain at each length (steps), fits cycles over steps, and repeats the whole fit
 // adaptively through ctx.measure. run_chain returns the kernel's timed region for one length.
-// Sets the context's observed SM clock from the timed regions themselves.
+// Sets the context's observed SM clock from the timed regions themselves. The policy's warm-up
+// fits are left out of worst_fit and clock_mhz, as the repetition leaves them out of per_step.
+// Throws gd::Error with fewer than 3 distinct lengths: a line through two points always fits.
 ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64_t> lengths,
                                    const std::function<RegionTiming(std::int64_t steps)>& run_chain,
                                    const RepeatPolicy& policy = {});

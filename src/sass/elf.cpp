@@ -1,9 +1,11 @@
 #include "sass/elf.hpp"
 
 #include <cxxabi.h>
+#include <elf.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,8 +16,10 @@ namespace gd::sass {
 
 namespace {
 
-constexpr std::uint32_t kShtSymtab = 2;
-constexpr std::uint64_t kElfHeaderSize = 64, kSectionHeaderSize = 64, kSymbolSize = 24;
+// Sizes and field offsets come from <elf.h>'s ELF64 structs, read field by field so that a
+// misaligned or truncated table is caught by the bounds checks rather than a cast.
+constexpr std::uint64_t kElfHeaderSize = sizeof(Elf64_Ehdr), kSectionHeaderSize = sizeof(Elf64_Shdr),
+                        kSymbolSize = sizeof(Elf64_Sym);
 // Upper bounds that no real file reaches; they stop a corrupt count from driving huge loops.
 constexpr std::uint32_t kMaxSections = 1u << 20;
 
@@ -49,6 +53,12 @@ Arch Arch::parse(std::string_view text) {
 
 // ------------------------------------------------------------------------------------- ElfFile
 
+bool has_elf_magic(Bytes b) { return b.size() >= SELFMAG && std::memcmp(b.data(), ELFMAG, SELFMAG) == 0; }
+
+bool ElfSection::has_file_data() const { return type != SHT_NOBITS; }
+
+int ElfSymbol::type() const { return ELF64_ST_TYPE(info); }
+
 ElfFile::ElfFile(std::vector<std::uint8_t> bytes) : bytes_(std::move(bytes)) {
   parse_header();
   parse_symbols();
@@ -58,18 +68,17 @@ void ElfFile::parse_header() {
   Bytes b = bytes_;
   if (b.size() < kElfHeaderSize)
     throw Error("not an ELF file: " + std::to_string(b.size()) + " bytes is shorter than an ELF header");
-  if (!(b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F'))
-    throw Error("not an ELF file: bad magic");
-  if (b[4] != 2) throw Error("unsupported ELF: only 64-bit (ELFCLASS64) files are read");
-  if (b[5] != 1) throw Error("unsupported ELF: only little-endian files are read");
-  os_abi_ = b[7];
-  abi_version_ = b[8];
-  machine_ = read_le<std::uint16_t>(b, 18, "ELF header");
-  flags_ = read_le<std::uint32_t>(b, 48, "ELF header");
-  const auto shoff = read_le<std::uint64_t>(b, 40, "ELF header");
-  const auto shentsize = read_le<std::uint16_t>(b, 58, "ELF header");
-  const auto shnum = read_le<std::uint16_t>(b, 60, "ELF header");
-  const auto shstrndx = read_le<std::uint16_t>(b, 62, "ELF header");
+  if (!has_elf_magic(b)) throw Error("not an ELF file: bad magic");
+  if (b[EI_CLASS] != ELFCLASS64) throw Error("unsupported ELF: only 64-bit (ELFCLASS64) files are read");
+  if (b[EI_DATA] != ELFDATA2LSB) throw Error("unsupported ELF: only little-endian files are read");
+  os_abi_ = b[EI_OSABI];
+  abi_version_ = b[EI_ABIVERSION];
+  machine_ = read_le<std::uint16_t>(b, offsetof(Elf64_Ehdr, e_machine), "ELF header");
+  flags_ = read_le<std::uint32_t>(b, offsetof(Elf64_Ehdr, e_flags), "ELF header");
+  const auto shoff = read_le<std::uint64_t>(b, offsetof(Elf64_Ehdr, e_shoff), "ELF header");
+  const auto shentsize = read_le<std::uint16_t>(b, offsetof(Elf64_Ehdr, e_shentsize), "ELF header");
+  const auto shnum = read_le<std::uint16_t>(b, offsetof(Elf64_Ehdr, e_shnum), "ELF header");
+  const auto shstrndx = read_le<std::uint16_t>(b, offsetof(Elf64_Ehdr, e_shstrndx), "ELF header");
   parse_sections(shoff, shnum, shentsize, shstrndx);
 }
 
@@ -77,7 +86,8 @@ void ElfFile::parse_sections(std::uint64_t shoff, std::uint16_t shnum, std::uint
                              std::uint16_t shstrndx) {
   if (shnum == 0) return;  // no section table: nothing to list (the cubin layer will complain)
   if (shentsize < kSectionHeaderSize)
-    throw Error("corrupt ELF: section header size " + std::to_string(shentsize) + " < 64");
+    throw Error("corrupt ELF: section header size " + std::to_string(shentsize) + " < " +
+                std::to_string(kSectionHeaderSize));
   if (shnum > kMaxSections) throw Error("corrupt ELF: implausible section count");
   Bytes b = bytes_;
   checked_slice(b, shoff, std::uint64_t(shnum) * shentsize, "ELF section header table");
@@ -85,14 +95,14 @@ void ElfFile::parse_sections(std::uint64_t shoff, std::uint16_t shnum, std::uint
   for (std::uint16_t i = 0; i < shnum; ++i) {
     const std::uint64_t h = shoff + std::uint64_t(i) * shentsize;
     ElfSection s;
-    name_offsets.push_back(read_le<std::uint32_t>(b, h + 0, "section header"));
-    s.type = read_le<std::uint32_t>(b, h + 4, "section header");
-    s.flags = read_le<std::uint64_t>(b, h + 8, "section header");
-    s.offset = read_le<std::uint64_t>(b, h + 24, "section header");
-    s.size = read_le<std::uint64_t>(b, h + 32, "section header");
-    s.link = read_le<std::uint32_t>(b, h + 40, "section header");
-    s.info = read_le<std::uint32_t>(b, h + 44, "section header");
-    s.entsize = read_le<std::uint64_t>(b, h + 56, "section header");
+    name_offsets.push_back(read_le<std::uint32_t>(b, h + offsetof(Elf64_Shdr, sh_name), "section header"));
+    s.type = read_le<std::uint32_t>(b, h + offsetof(Elf64_Shdr, sh_type), "section header");
+    s.flags = read_le<std::uint64_t>(b, h + offsetof(Elf64_Shdr, sh_flags), "section header");
+    s.offset = read_le<std::uint64_t>(b, h + offsetof(Elf64_Shdr, sh_offset), "section header");
+    s.size = read_le<std::uint64_t>(b, h + offsetof(Elf64_Shdr, sh_size), "section header");
+    s.link = read_le<std::uint32_t>(b, h + offsetof(Elf64_Shdr, sh_link), "section header");
+    s.info = read_le<std::uint32_t>(b, h + offsetof(Elf64_Shdr, sh_info), "section header");
+    s.entsize = read_le<std::uint64_t>(b, h + offsetof(Elf64_Shdr, sh_entsize), "section header");
     if (s.has_file_data() && !in_bounds(b.size(), s.offset, s.size))
       throw Error("corrupt ELF: section " + std::to_string(i) + " [" + std::to_string(s.offset) + ", +" +
                   std::to_string(s.size) + ") runs past the end of the " + std::to_string(b.size()) +
@@ -107,21 +117,23 @@ void ElfFile::parse_sections(std::uint64_t shoff, std::uint16_t shnum, std::uint
 
 void ElfFile::parse_symbols() {
   const auto symtab = std::find_if(sections_.begin(), sections_.end(),
-                                   [](const ElfSection& s) { return s.type == kShtSymtab; });
+                                   [](const ElfSection& s) { return s.type == SHT_SYMTAB; });
   if (symtab == sections_.end()) return;
   if (symtab->link >= sections_.size()) throw Error("corrupt ELF: symbol table links no string table");
   Bytes syms = section_data(*symtab);
   Bytes names = section_data(sections_[symtab->link]);
   const std::uint64_t entsize = symtab->entsize ? symtab->entsize : kSymbolSize;
-  if (entsize < kSymbolSize) throw Error("corrupt ELF: symbol entry size < 24");
+  if (entsize < kSymbolSize)
+    throw Error("corrupt ELF: symbol entry size " + std::to_string(entsize) + " < " + std::to_string(kSymbolSize));
   for (std::uint64_t off = 0, index = 0; off + kSymbolSize <= syms.size(); off += entsize, ++index) {
     ElfSymbol s;
-    s.name = read_cstring(names, read_le<std::uint32_t>(syms, off, "symbol"), "symbol name table");
-    s.info = syms[off + 4];
-    s.other = syms[off + 5];
-    s.section = read_le<std::uint16_t>(syms, off + 6, "symbol");
-    s.value = read_le<std::uint64_t>(syms, off + 8, "symbol");
-    s.size = read_le<std::uint64_t>(syms, off + 16, "symbol");
+    s.name = read_cstring(names, read_le<std::uint32_t>(syms, off + offsetof(Elf64_Sym, st_name), "symbol"),
+                          "symbol name table");
+    s.info = syms[off + offsetof(Elf64_Sym, st_info)];
+    s.other = syms[off + offsetof(Elf64_Sym, st_other)];
+    s.section = read_le<std::uint16_t>(syms, off + offsetof(Elf64_Sym, st_shndx), "symbol");
+    s.value = read_le<std::uint64_t>(syms, off + offsetof(Elf64_Sym, st_value), "symbol");
+    s.size = read_le<std::uint64_t>(syms, off + offsetof(Elf64_Sym, st_size), "symbol");
     s.index = static_cast<std::uint32_t>(index);
     symbols_.push_back(std::move(s));
   }
@@ -231,8 +243,9 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
 // --------------------------------------------------------------------------------------- Cubin
 
 Cubin::Cubin(std::vector<std::uint8_t> bytes) : ElfFile(std::move(bytes)) {
-  if (machine() != kEmCuda)
-    throw Error("not a cubin: ELF machine is " + std::to_string(machine()) + ", not EM_CUDA (190)");
+  if (machine() != EM_CUDA)
+    throw Error("not a cubin: ELF machine is " + std::to_string(machine()) + ", not EM_CUDA (" +
+                std::to_string(EM_CUDA) + ")");
   if (sections().empty()) throw Error("corrupt cubin: no section table");
   parse_arch();
   parse_kernels();
@@ -267,10 +280,10 @@ void Cubin::parse_arch() {
       if (a.id == nvcompat::kAcceleratorTarget && a.scalar() != 0) arch_.specific = true;
   }
   if (const ElfSection* s = find_section(".note.nv.cuinfo")) {
-    // note: namesz, descsz, type, "NVIDIA Corp\0", then desc = version u16, virtual SM u16, ...
+    // An ELF note (header, "NVIDIA Corp\0" padded to 4 bytes), then desc = version u16, virtual SM u16, ...
     Bytes note = section_data(*s);
-    const auto namesz = read_le<std::uint32_t>(note, 0, ".note.nv.cuinfo");
-    const std::uint64_t desc = 12 + ((std::uint64_t(namesz) + 3) & ~std::uint64_t(3));
+    const auto namesz = read_le<std::uint32_t>(note, offsetof(Elf64_Nhdr, n_namesz), ".note.nv.cuinfo");
+    const std::uint64_t desc = sizeof(Elf64_Nhdr) + ((std::uint64_t(namesz) + 3) & ~std::uint64_t(3));
     if (in_bounds(note.size(), desc, 4)) virtual_sm_ = read_le<std::uint16_t>(note, desc + 2, ".note.nv.cuinfo");
   }
   if (arch_.sm < 20) {

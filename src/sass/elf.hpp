@@ -1,6 +1,8 @@
 // ELF readers: a generic bounds-checked ELF64 reader (used for our own executable too) and the
 // Cubin view on top of it: target architecture, kernels, their code and their .nv.info attributes.
-// All parsing happens in the constructors; a malformed input throws gd::Error there.
+// All parsing happens in the constructors; a malformed input throws gd::Error there. ELF numbers
+// (header layout, section and symbol types, EM_CUDA) come from <elf.h>, included only by the
+// .cpp files so its macros stay out of every includer.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -32,7 +34,7 @@ struct ElfSection {
   std::uint32_t link = 0;
   std::uint32_t info = 0;
   std::uint64_t entsize = 0;
-  bool has_file_data() const { return type != 8; }  // SHT_NOBITS occupies no file bytes
+  bool has_file_data() const;  // false for SHT_NOBITS, which occupies no file bytes
 };
 
 struct ElfSymbol {
@@ -43,8 +45,11 @@ struct ElfSymbol {
   std::uint8_t other = 0;
   std::uint16_t section = 0;
   std::uint32_t index = 0;  // position in .symtab (what .nv.info refers to)
-  int type() const { return info & 0xf; }  // 2: function
+  int type() const;  // STT_FUNC, STT_OBJECT, ... (ELF64_ST_TYPE of info)
 };
+
+// True when the bytes start with the ELF magic number.
+bool has_elf_magic(Bytes b);
 
 // Little-endian ELF64, any machine. Sections and the static symbol table are parsed eagerly.
 class ElfFile {
@@ -129,8 +134,6 @@ struct Kernel {
   KernelInfo info;
   std::size_t instruction_count() const { return text_size / 16; }
 };
-
-inline constexpr std::uint16_t kEmCuda = 190;
 
 class Cubin : public ElfFile {
  public:

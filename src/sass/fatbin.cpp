@@ -32,10 +32,6 @@ FatbinEntry parse_entry(Bytes section, std::uint64_t p, std::uint64_t container)
   return e;
 }
 
-bool is_elf(const std::vector<std::uint8_t>& b) {
-  return b.size() >= 4 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F';
-}
-
 }  // namespace
 
 std::vector<FatbinEntry> parse_fatbin(Bytes section) {
@@ -90,7 +86,7 @@ EmbeddedCubins embedded_cubins(const std::string& path) {
   for (auto& e : fatbin_entries_of(path)) {
     if (e.kind != FatbinEntry::Kind::Cubin) continue;
     const std::string label = "sm_" + std::to_string(e.sm) + " cubin in container at " + std::to_string(e.container_offset);
-    if (e.compressed || !is_elf(e.payload)) {
+    if (e.compressed || !has_elf_magic(e.payload)) {
       out.problems.push_back(label + " is compressed (build with nvcc --no-compress to inspect it)");
       continue;
     }

@@ -58,9 +58,15 @@ TEST_F(MeasuredH200, CachedChaseHasL1L2FarBlendAndDram) {
   EXPECT_GT(l2->cycles, 3 * l1->cycles);
   EXPECT_LT(l2->last_bytes, l2_ / 1.5);         // near-partition hits end well before L2 is full
   EXPECT_GT(far->cycles, 1.2 * l2->cycles);
+  EXPECT_GT(far->cycles_at_last_bytes, far->cycles);  // a climb: its last point is its worst
   EXPECT_LE(far->last_bytes, l2_);
-  EXPECT_GT(dram->cycles, 1.5 * far->cycles);
+  EXPECT_GT(dram->cycles, 1.5 * far->cycles_at_last_bytes);
+  // DRAM begins where the warm curve leaves L2 (64 MiB in this run), not where the probe began
+  // scrubbing L2 (128 MiB, past twice the L2 size), which is recorded on its own.
+  EXPECT_EQ(dram->first_bytes, far->next_bytes);
   EXPECT_GT(dram->first_bytes, l2_);
+  EXPECT_LT(dram->first_bytes, 1.2 * l2_);
+  EXPECT_GT(dram->l2_scrubbed_from_bytes, 2 * l2_);
 }
 
 TEST_F(MeasuredH200, BypassingChaseStartsInL2AndAgreesWithTheCachedOne) {

@@ -76,8 +76,10 @@ TEST_P(VerifyPerArch, LocalMemoryIsForbiddenByDefault) {
 }
 
 TEST_P(VerifyPerArch, GlobOverDemangledNames) {
+  // Only the demangled name ("void templated<int>(int*, int)") matches this glob; the kernel adds
+  // with one IADD3 on every target, so anything short of Verified means the glob missed it.
   const SassCheck c = check({SassExpectation{"void templated<int>*", SassRegion::Whole, {{"IADD3", 1, -1}}}});
-  EXPECT_NE(c.status, SassStatus::Unverified) << c.detail;
+  EXPECT_EQ(c.status, SassStatus::Verified) << c.detail;
   EXPECT_EQ(code_->match("*templated<int>*").size(), 1u);
 }
 

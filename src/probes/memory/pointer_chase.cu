@@ -23,6 +23,13 @@ constexpr int kLineBytes = 128;       // one pointer per cache line: every step 
 constexpr int kChaseUnroll = 16;
 constexpr int kWarmThreads = 1024;
 constexpr double kColdFactor = 2.0;   // working sets past this many L2s are measured with L2 scrubbed
+// The L1 size a chase finds is the L1 share of the SM's unified L1/shared-memory SRAM, which the
+// driver splits per kernel from a preferred carveout (the share for shared memory, in percent of
+// the most it can have). The chase uses no shared memory, so it asks for the least shared memory
+// and so the most L1 (carveout 0): the L1 plateau is then the largest L1 the chip offers, not
+// whatever split the driver defaulted to. The bypassing (cg) variant asks for the same, so the
+// two variants differ only in their load.
+constexpr int kCarveoutPercentShared = cudaSharedmemCarveoutMaxL1;
 
 enum class CacheOp { Ca, Cg };
 
@@ -78,6 +85,23 @@ std::vector<std::uint32_t> random_cycle(std::size_t n, std::mt19937_64& rng) {
   return next;
 }
 
+// Sets the chase kernel's carveout and records what was asked, what the driver reports back for
+// the kernel, and the SM's shared-memory total: the driver does not say which split it used, so
+// these are what a reader has to tell which L1 size the plateau measured.
+template <CacheOp Op>
+void set_and_record_carveout(ProbeContext& ctx) {
+  GD_CUDA_CHECK(cudaFuncSetAttribute(chase_kernel<Op>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     kCarveoutPercentShared));
+  cudaFuncAttributes attr{};
+  GD_CUDA_CHECK(cudaFuncGetAttributes(&attr, chase_kernel<Op>));
+  ctx.extra()["shared_carveout"] = {
+      {"requested_percent", kCarveoutPercentShared},
+      {"reported_preferred_percent", attr.preferredShmemCarveout},
+      {"reported_max_dynamic_shared_bytes", attr.maxDynamicSharedSizeBytes},
+      {"kernel_static_shared_bytes", attr.sharedSizeBytes},
+      {"device_shared_per_sm_bytes", ctx.device().shared_per_sm}};
+}
+
 template <CacheOp Op>
 void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
   const std::int64_t lines = bytes / kLineBytes;
@@ -105,6 +129,7 @@ void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
   if (cold) scrub.fill_zero();
   ctx.extra()["l2_state"] = cold ? "scrubbed" : "warm";
 
+  set_and_record_carveout<Op>(ctx);
   DeviceBuffer<RegionTiming> timing(1);
   DeviceBuffer<const void*> sink(2);
   const auto start = reinterpret_cast<const void* const*>(chase.get());
@@ -116,7 +141,8 @@ void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
   };
   // In a scrubbed (cold) run every step must be a first touch, so chains stay far shorter than
   // the cycle; warm runs wrap around the cycle freely.
-  const std::vector<std::int64_t> lengths = ctx.quick() ? std::vector<std::int64_t>{512, 2048}
+  // Quick mode still fits over three lengths, so its worst r2 is a real check of the line.
+  const std::vector<std::int64_t> lengths = ctx.quick() ? std::vector<std::int64_t>{512, 1024, 2048}
                                                         : std::vector<std::int64_t>{512, 1024, 2048, 4096};
   if (cold && lengths.back() * 4 > lines) ctx.skip("cold working set too small for the chain lengths");
   // +-1 % is well inside the steps between levels, and a DRAM sample costs milliseconds.
@@ -147,29 +173,47 @@ std::vector<const Record*> level_sources(const std::vector<const Record*>& point
   return out;
 }
 
+// One cache level as a derived record: honest statistics of its points, the boundaries the
+// data shows, and for DRAM where the probe began scrubbing L2 (analysis/cache_levels says why
+// that is kept apart from the boundary).
+void derive_level(SummaryContext& sc, const std::string& variant, const CacheLevel& level,
+                  const std::vector<const Record*>& sources, const nlohmann::json& carveout) {
+  Record& r = sc.derive({{"variant", variant}, {"level", level.name}}, sources);
+  sc.add_metric(r, "latency/cycles", summarize(level.samples));
+  if (r.sm_clock_mhz > 0) sc.add_metric(r, "latency/ns", single_value(level.cycles / r.sm_clock_mhz * 1e3));
+  if (level.first_bytes > 0) sc.add_metric(r, "level/first_bytes", single_value(level.first_bytes));
+  sc.add_metric(r, "level/last_bytes", single_value(level.last_bytes));
+  r.extra["next_bytes"] = level.next_bytes;
+  r.extra["points"] = level.samples.size();
+  if (!carveout.is_null()) r.extra["shared_carveout"] = carveout;
+  if (level.name == "L2.far_blend") {
+    sc.add_metric(r, "latency/cycles_at_last_bytes", single_value(level.cycles_at_last_bytes));
+    r.extra["note"] = "latency climbs before L2 is full: a growing share of lines homed in the far L2 partition";
+  }
+  if (level.l2_scrubbed_from_bytes > 0) {
+    r.extra["measured_with_l2_scrubbed_from_bytes"] = level.l2_scrubbed_from_bytes;
+    r.extra["note"] = level.first_bytes > 0
+        ? "first_bytes is where the warm curve leaves the last L2 level; the latency comes from points measured "
+          "with L2 scrubbed, from measured_with_l2_scrubbed_from_bytes on (a choice of the probe, not a boundary)"
+        : "the warm sweep never left L2, so the data shows no DRAM boundary; the latency comes from points "
+          "measured with L2 scrubbed, from measured_with_l2_scrubbed_from_bytes on";
+  }
+}
+
 // Per variant: the cache levels (analysis/cache_levels) as derived records.
 void summarize_chase(SummaryContext& sc) {
   for (const std::string variant : {"ca", "cg"}) {
     std::vector<ChasePoint> points;
+    nlohmann::json carveout;  // the same kernel attributes at every point of a variant
     const std::vector<const Record*> sources = sc.ok_records({{"variant", variant}});
     for (const Record* r : sources) {
       points.push_back({double(std::get<std::int64_t>(*find_param(r->params, "bytes"))),
                         r->metric("latency/cycles")->value(), r->extra.value("l2_state", "") == "scrubbed"});
+      if (carveout.is_null() && r->extra.contains("shared_carveout")) carveout = r->extra["shared_carveout"];
     }
     if (points.size() < 2) continue;
-    for (const CacheLevel& level : cache_levels(points, variant == "ca", double(sc.device().l2_bytes))) {
-      Record& r = sc.derive({{"variant", variant}, {"level", level.name}}, level_sources(sources, level));
-      Summary cycles = summarize(level.samples);
-      cycles.median = level.cycles;  // for a blend, the level's value is its last point
-      sc.add_metric(r, "latency/cycles", cycles);
-      if (r.sm_clock_mhz > 0) sc.add_metric(r, "latency/ns", single_value(level.cycles / r.sm_clock_mhz * 1e3));
-      sc.add_metric(r, "level/first_bytes", single_value(level.first_bytes));
-      sc.add_metric(r, "level/last_bytes", single_value(level.last_bytes));
-      r.extra["next_bytes"] = level.next_bytes;
-      r.extra["points"] = level.samples.size();
-      if (level.name == "L2.far_blend")
-        r.extra["note"] = "latency climbs before L2 is full: a growing share of lines homed in the far L2 partition";
-    }
+    for (const CacheLevel& level : cache_levels(points, variant == "ca", double(sc.device().l2_bytes)))
+      derive_level(sc, variant, level, level_sources(sources, level), carveout);
   }
 }
 
@@ -190,8 +234,13 @@ ProbeSpec chase_spec() {
             // Set-up: links the lines into the cycle the chase follows (one 64-bit store per line).
             expect_sass("*link_lines_kernel*", SassRegion::Whole, {{"STG.E.64", 1, -1}})};
   s.metrics = chain_latency_metrics("load-to-use latency of one dependent load");
-  s.metrics.push_back({"level/first_bytes", "bytes", "smallest working set on this level's plateau"});
+  s.metrics.push_back({"level/first_bytes", "bytes",
+                       "smallest working set on this level's plateau; for DRAM, the first warm working set past "
+                       "the last L2 level (where the data shows loads leave L2)"});
   s.metrics.push_back({"level/last_bytes", "bytes", "largest working set on this level's plateau"});
+  s.metrics.push_back({"latency/cycles_at_last_bytes", "cycles",
+                       "L2.far_blend only: latency at its largest working set, the worst case inside L2 "
+                       "(latency/cycles is the median over the blend's points)"});
   s.run = run_chase;
   s.summarize = summarize_chase;
   s.time_cap_s = 18;
