@@ -49,30 +49,18 @@ summary() {
 }
 
 # -------------------------------------------------------------------------- binary freshness
-# The revision a binary was built from, as its --version prints it: "0.3.0 (<git describe>)".
-binary_revision() { "$1" --version 2>/dev/null | sed -n 's/.*(\(.*\))[[:space:]]*$/\1/p' | tail -n 1; }
+# The hash of the sources a binary was built from, as its --version prints it.
+binary_source_hash() { "$1" --version 2>/dev/null | sed -n 's/^source sha256 //p' | tail -n 1; }
 
-# Fails, saying which, when a source file is newer than the binary.
-sources_older_than() {
-  local newer
-  newer=$(find "$root/src" "$root/cmake" "$root/CMakeLists.txt" -type f -newer "$1" -print -quit 2>/dev/null)
-  [[ -z $newer ]] || { echo "${newer#"$root"/} is newer than the binary"; return 1; }
-}
-
-# Succeeds when binary $1 was built from this tree; otherwise prints why not. With git, the
-# revision baked into the binary must equal the tree's. A "-dirty" revision names no exact state
-# (any uncommitted edit has the same name), so then the sources must also be older than the
-# binary. Without git (a copy of the tree without .git), only that time comparison is possible.
+# Succeeds when binary $1 was built from exactly this tree's sources; otherwise prints why not.
+# The hash covers src/, cmake/ and CMakeLists.txt by content (scripts/source_hash.sh), so it
+# holds on a copy of the tree without .git or with other file times (a GPU machine).
 is_fresh() {
   local built tree
-  built=$(binary_revision "$1")
-  if tree=$(git -C "$root" describe --always --dirty --abbrev=12 2>/dev/null) && [[ -n $tree ]]; then
-    [[ $built == "$tree" ]] || { echo "binary built from '${built:-unknown}', tree is at '$tree'"; return 1; }
-    [[ $tree != *-dirty ]] || sources_older_than "$1"
-  else
-    echo "no git in $root: comparing file times instead of revisions"
-    sources_older_than "$1"
-  fi
+  built=$(binary_source_hash "$1")
+  tree=$("$root/scripts/source_hash.sh" "$root") || { echo "cannot hash the sources in $root"; return 1; }
+  [[ -n $built ]] || { echo "the binary prints no source hash (built before source hashes existed)"; return 1; }
+  [[ $built == "$tree" ]] || { echo "binary built from sources ${built:0:12}, this tree's are ${tree:0:12}"; return 1; }
 }
 
 # Sets $bin to a binary built from this tree, recording a "build" step; fails if there is none.

@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     return kExitInternal;
   }
   CLI::App app{"gpudissect: cycle-level dissection of NVIDIA GPU microarchitecture"};
-  app.set_version_flag("--version", std::string(GPUDISSECT_VERSION) + " (" + GPUDISSECT_GIT_REVISION + ")");
+  app.set_version_flag("--version", std::string(GPUDISSECT_VERSION) + " (" + GPUDISSECT_GIT_REVISION +
+                                        ")\nsource sha256 " + GPUDISSECT_SOURCE_HASH);
   app.require_subcommand(1);
   std::function<int()> action;
   gd::cli::add_core_commands(app, action);
