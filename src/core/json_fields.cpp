@@ -19,6 +19,29 @@ const json* optional(const json& obj, std::string_view key) {
   return it == obj.end() ? nullptr : &*it;
 }
 
+const json* present(const json& obj, std::string_view key) {
+  const json* v = optional(obj, key);
+  return v && !v->is_null() ? v : nullptr;
+}
+
+std::optional<std::string> nonempty_string(const json& obj, std::string_view key) {
+  const json* v = present(obj, key);
+  if (!v || !v->is_string() || v->get<std::string>().empty()) return std::nullopt;
+  return v->get<std::string>();
+}
+
+std::optional<double> positive_number(const json& obj, std::string_view key) {
+  const json* v = present(obj, key);
+  if (!v || !v->is_number() || v->get<double>() <= 0) return std::nullopt;
+  return v->get<double>();
+}
+
+std::optional<std::int64_t> integer_if(const json& obj, std::string_view key) {
+  const json* v = present(obj, key);
+  if (!v || !v->is_number_integer()) return std::nullopt;
+  return v->get<std::int64_t>();
+}
+
 const json& required(const json& obj, std::string_view key) {
   const json* v = optional(obj, key);
   if (!v) throw std::invalid_argument("missing field '" + std::string(key) + "'");

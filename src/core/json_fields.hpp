@@ -3,6 +3,7 @@
 // its message alone; callers add where the object sits ("record 3: metric 'x': ...").
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,14 @@ std::int64_t integer_at(const nlohmann::json& obj, std::string_view key);
 bool bool_or(const nlohmann::json& obj, std::string_view key, bool fallback);
 const nlohmann::json& object_at(const nlohmann::json& obj, std::string_view key);
 const nlohmann::json& array_at(const nlohmann::json& obj, std::string_view key);
+
+// Lenient readers for rendering documents that may be hand-made or older: absent, null or the
+// wrong type all read as "not known" (nullptr / nullopt) instead of throwing.
+const nlohmann::json* present(const nlohmann::json& obj, std::string_view key);  // absent or null: nullptr
+std::optional<std::string> nonempty_string(const nlohmann::json& obj, std::string_view key);
+// Zero and negative are how the driver and NVML say "not known".
+std::optional<double> positive_number(const nlohmann::json& obj, std::string_view key);
+std::optional<std::int64_t> integer_if(const nlohmann::json& obj, std::string_view key);
 
 // The writing side of number_at: non-finite values become null.
 nlohmann::json number_or_null(double v);

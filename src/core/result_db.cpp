@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/error.hpp"
+#include "core/json_fields.hpp"
 
 namespace gd {
 
@@ -238,25 +239,15 @@ DbHandle open_db(const std::string& path, OpenMode mode) {
   return db;
 }
 
-const json* device_field(const json& device, const char* key) {
-  if (!device.is_object()) return nullptr;
-  auto it = device.find(key);
-  return it == device.end() || it->is_null() ? nullptr : &*it;
-}
-
 void bind_device_identity(Statement& s, int first, const json& device) {
-  const json* name = device_field(device, "name");
-  const json* uuid = device_field(device, "uuid");
-  const json* major = device_field(device, "cc_major");
-  const json* minor = device_field(device, "cc_minor");
-  const json* sms = device_field(device, "sm_count");
-  name && name->is_string() ? s.bind(first, name->get<std::string>()) : s.bind_null(first);
-  uuid && uuid->is_string() ? s.bind(first + 1, uuid->get<std::string>()) : s.bind_null(first + 1);
-  if (major && minor && major->is_number_integer() && minor->is_number_integer())
-    s.bind(first + 2, std::int64_t{major->get<std::int64_t>() * 10 + minor->get<std::int64_t>()});
-  else
-    s.bind_null(first + 2);
-  sms && sms->is_number_integer() ? s.bind(first + 3, sms->get<std::int64_t>()) : s.bind_null(first + 3);
+  const auto name = json_fields::nonempty_string(device, "name");
+  const auto uuid = json_fields::nonempty_string(device, "uuid");
+  const auto major = json_fields::integer_if(device, "cc_major"), minor = json_fields::integer_if(device, "cc_minor");
+  const auto sms = json_fields::integer_if(device, "sm_count");
+  name ? s.bind(first, *name) : s.bind_null(first);
+  uuid ? s.bind(first + 1, *uuid) : s.bind_null(first + 1);
+  major && minor ? s.bind(first + 2, std::int64_t{*major * 10 + *minor}) : s.bind_null(first + 2);
+  sms ? s.bind(first + 3, *sms) : s.bind_null(first + 3);
 }
 
 bool run_exists(sqlite3* db, const std::string& run_id) {

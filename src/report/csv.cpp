@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/json_fields.hpp"
+
 namespace gd {
 
 namespace {
@@ -46,8 +48,7 @@ std::string csv_field(std::string_view s) {
 
 void write_csv(const RunDocument& doc, std::ostream& os) {
   write_row(os, std::vector<std::string>(std::begin(kColumns), std::end(kColumns)));
-  const auto name = doc.device.is_object() ? doc.device.find("name") : doc.device.end();
-  const std::string gpu = name != doc.device.end() && name->is_string() ? name->get<std::string>() : "";
+  const std::string gpu = json_fields::nonempty_string(doc.device, "name").value_or("");
   const std::vector<std::string> no_metric(9);
   for (const Record& r : doc.records) {
     const std::string clock = r.sm_clock_mhz > 0 ? number(r.sm_clock_mhz) : "";

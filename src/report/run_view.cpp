@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "core/json_fields.hpp"
 #include "report/format.hpp"
 
 namespace gd {
@@ -14,24 +15,11 @@ namespace {
 
 const std::string kUnknown = "unknown";
 
-const json* field(const json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it == obj.end() || it->is_null() ? nullptr : &*it;
-}
-
-// Zero and negative are how the driver and NVML say "not known".
-std::optional<double> positive(const json& obj, const char* key) {
-  const json* v = field(obj, key);
-  if (!v || !v->is_number() || v->get<double>() <= 0) return std::nullopt;
-  return v->get<double>();
-}
-
-std::optional<std::string> text(const json& obj, const char* key) {
-  const json* v = field(obj, key);
-  if (!v || !v->is_string() || v->get<std::string>().empty()) return std::nullopt;
-  return v->get<std::string>();
-}
+using json_fields::nonempty_string;
+using json_fields::positive_number;
+const auto& field = json_fields::present;
+const auto& positive = positive_number;
+const auto& text = nonempty_string;
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
