@@ -2,7 +2,6 @@
 // by patching the cubin, shows where the hardware stops hiding latency (results silently go wrong).
 // It tells a kernel author the real FFMA latency the compiler must respect, straight from the chip.
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "analysis/fit.hpp"
+#include "analysis/stall_sweep.hpp"
 #include "core/error.hpp"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
@@ -186,34 +186,10 @@ StallOutcome run_with_stall(const ChainLocation& loc, int stall, const DeviceInf
   return s;
 }
 
-struct PatchEffect {
-  bool took = false;
-  std::string evidence;
-};
-
-// Did the edited words reach the chip? Either a stall below the compiler's corrupted results,
-// or the time per FFMA follows the stall once it exceeds the compiler's (each extra stall cycle
-// is an extra cycle per step). Neither: the driver ran other code than the patched .text.
-PatchEffect patch_effect(const std::vector<StallOutcome>& outcomes, int compiler_stall) {
-  for (const auto& o : outcomes)
-    if (o.stall < compiler_stall && o.kind == "completed" && o.wrong_lanes > 0)
-      return {true, "stall " + std::to_string(o.stall) + " gave wrong results in " + std::to_string(o.wrong_lanes) + " lanes"};
-  const StallOutcome* at_compiler = nullptr;
-  const StallOutcome* top = nullptr;
-  for (const auto& o : outcomes) {
-    if (o.kind != "completed" || o.wrong_lanes) continue;
-    if (o.stall == compiler_stall) at_compiler = &o;
-    if (o.stall > compiler_stall && (!top || o.stall > top->stall)) top = &o;
-  }
-  if (at_compiler && top) {
-    const double grew = top->cycles_per_ffma() - at_compiler->cycles_per_ffma();
-    const int more = top->stall - at_compiler->stall;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "stall %d -> %d changed cycles per FFMA by %.2f (expected about +%d)",
-                  at_compiler->stall, top->stall, grew, more);
-    return {grew >= 0.5 * more, buf};
-  }
-  return {false, "no stall below the compiler's corrupted results and no higher stall completed to compare timing"};
+std::vector<StallTrial> trials_of(const std::vector<StallOutcome>& outcomes) {
+  std::vector<StallTrial> t;
+  for (const auto& o : outcomes) t.push_back({o.stall, o.kind == "completed", o.wrong_lanes, o.cycles_per_ffma()});
+  return t;
 }
 
 void run_stall_patch(ProbeContext& ctx) {
@@ -237,15 +213,9 @@ void run_stall_patch(ProbeContext& ctx) {
   std::vector<StallOutcome> outcomes;
   for (int s = 0; s <= top; ++s) outcomes.push_back(run_with_stall(loc, s, ctx.device(), x0, b));
 
-  // The threshold: the smallest stall from which every larger tested stall gives right results.
-  int threshold = -1;
-  for (int i = int(outcomes.size()) - 1; i >= 0; --i) {
-    const bool right = outcomes[i].kind == "completed" && outcomes[i].wrong_lanes == 0;
-    if (!right) break;
-    threshold = outcomes[i].stall;
-  }
+  const int threshold = stall_threshold(trials_of(outcomes));
   if (threshold < 0) throw Error("no tested stall count gave the right result, not even " + std::to_string(top));
-  const PatchEffect effect = patch_effect(outcomes, compiler_stall);
+  const PatchEffect effect = patch_effect(trials_of(outcomes), compiler_stall);
 
   nlohmann::json table = nlohmann::json::array();
   for (const auto& o : outcomes)
