@@ -111,6 +111,8 @@ void add_list(CLI::App& app, std::function<int()>& action) {
 
 struct RunArgs {
   Selection sel;
+  std::vector<std::string> axes;  // PROBE:AXIS=VALUES
+  SamplingOverride sampling;
   bool quick = false;
   bool no_progress = false;
   int device = 0;
@@ -143,8 +145,36 @@ std::string stamp_for_file(const std::string& iso) {
   return s.substr(0, 14);
 }
 
+nlohmann::json sampling_json(const SamplingOverride& s) {
+  nlohmann::json j = nlohmann::json::object();
+  if (s.min_samples > 0) j["min_samples"] = s.min_samples;
+  if (s.max_noise > 0) j["max_noise"] = s.max_noise;
+  if (s.min_time_s > 0) j["min_time_s"] = s.min_time_s;
+  if (s.timeout_s > 0) j["timeout_s"] = s.timeout_s;
+  return j;
+}
+
+std::vector<AxisOverride> parse_axis_overrides(const std::vector<std::string>& texts) {
+  std::vector<AxisOverride> out;
+  for (const auto& t : texts) {
+    try {
+      out.push_back(parse_axis_override(t));
+    } catch (const std::invalid_argument& e) {
+      throw UserError(e.what());
+    }
+  }
+  return out;
+}
+
 int do_run(const RunArgs& args) {
   const auto probes = select_probes(Registry::global(), args.sel);  // bad filters fail before the GPU is touched
+  const auto axis_overrides = parse_axis_overrides(args.axes);
+  {
+    // Axis names and values are checked against the probes before the GPU is touched.
+    std::vector<PlannedProbe> dry;
+    for (const ProbeSpec* p : probes) dry.push_back({p, std::nullopt, p->axes});
+    apply_axis_overrides(dry, axis_overrides);
+  }
   ensure_writable_dir(args.out);
   DeviceInfo device = query_device(args.device);
 
@@ -157,7 +187,8 @@ int do_run(const RunArgs& args) {
   std::snprintf(nonce, sizeof nonce, "%04x", unsigned(std::random_device{}() & 0xffff));
   header.run_id = header.started_at + "-" + device.uuid.substr(4, 8) + "-" + nonce;
   header.device = to_json(device);
-  header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category}};
+  header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category},
+                    {"axes", args.axes}, {"sampling", sampling_json(args.sampling)}};
   const std::string stem = (fs::path(args.out) / ("run-" + slug(device.name) + "-" + stamp_for_file(header.started_at) + "-" + nonce)).string();
 
   RunFileWriter file(stem + ".json", header);
@@ -166,7 +197,10 @@ int do_run(const RunArgs& args) {
   ExecuteOptions opts;
   opts.quick = args.quick;
   opts.progress = !args.no_progress;
-  const ExecuteSummary s = execute(plan(probes, device), device, {&file, &db, &table}, sass::make_verifier(), opts);
+  opts.sampling = args.sampling;
+  auto planned = plan(probes, device);
+  apply_axis_overrides(planned, axis_overrides);
+  const ExecuteSummary s = execute(planned, device, {&file, &db, &table}, sass::make_verifier(), opts);
 
   write_file_atomic(stem + ".md", markdown_report(file.document()));
   std::ostringstream csv;
@@ -188,6 +222,18 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<RunArgs>();
   add_selection_options(cmd, args->sel);
   cmd->add_flag("--quick,-q", args->quick, "Fewer sweep points and shorter time caps");
+  cmd->add_option("--axis,-a", args->axes,
+                  "Restrict a probe's axis to some of its declared values: PROBE:AXIS=V1,V2 or PROBE:AXIS=LO..HI "
+                  "(K/M/G suffixes; PROBE may be a glob); repeatable");
+  cmd->add_option("--min-samples", args->sampling.min_samples, "At least this many samples per measurement")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--max-noise", args->sampling.max_noise,
+                  "Target half-width of the median's 95% CI, relative (0.005 = 0.5%), over each probe's own")
+      ->check(CLI::Range(1e-6, 1.0));
+  cmd->add_option("--min-time", args->sampling.min_time_s, "Sample each measurement at least this many seconds")
+      ->check(CLI::Range(1e-6, 1e6));
+  cmd->add_option("--timeout", args->sampling.timeout_s, "Time cap per probe in seconds (all its points), over its own")
+      ->check(CLI::Range(1e-3, 1e6));
   cmd->add_option("--out,-o", args->out, "Output directory for the run file, report and CSV")->capture_default_str();
   cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
   cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);

@@ -129,11 +129,11 @@ void recover_from(const CudaError& e) {
   (void)cudaGetLastError();
 }
 
-Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device, bool quick,
+Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device, const ExecuteOptions& opts,
                  double budget_s, const SassVerifier& verify) {
   Record r = base_record(spec, params);
   const double t0 = steady_now_s();
-  ProbeContext ctx(spec, params, device, quick, budget_s);
+  ProbeContext ctx(spec, params, device, opts.quick, budget_s, opts.sampling);
   try {
     spec.run(ctx);
     ctx.fill(r);
@@ -232,8 +232,31 @@ std::optional<std::string> unmet_requirement(const Requirements& req, const Devi
 
 std::vector<PlannedProbe> plan(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device) {
   std::vector<PlannedProbe> out;
-  for (const ProbeSpec* p : probes) out.push_back({p, unmet_requirement(p->needs, device)});
+  for (const ProbeSpec* p : probes) out.push_back({p, unmet_requirement(p->needs, device), p->axes});
   return out;
+}
+
+void apply_axis_overrides(std::vector<PlannedProbe>& planned, const std::vector<AxisOverride>& overrides) {
+  for (const AxisOverride& o : overrides) {
+    bool matched = false;
+    for (PlannedProbe& pp : planned) {
+      if (!filter_matches(o.probe, pp.spec->id)) continue;
+      matched = true;
+      auto axis = std::find_if(pp.axes.begin(), pp.axes.end(), [&](const Axis& a) { return a.name == o.axis; });
+      if (axis == pp.axes.end()) {
+        std::vector<std::string> names;
+        for (const Axis& a : pp.axes) names.push_back(a.name);
+        throw UserError("--axis " + o.probe + ":" + o.axis + ": probe " + pp.spec->id + " has no axis '" + o.axis +
+                        "' (its axes: " + (names.empty() ? std::string("none") : join(names)) + ")");
+      }
+      try {
+        *axis = restrict_axis(*axis, o.values);
+      } catch (const std::invalid_argument& e) {
+        throw UserError("--axis for " + pp.spec->id + ": " + e.what());
+      }
+    }
+    if (!matched) throw UserError("--axis " + o.probe + ":" + o.axis + ": '" + o.probe + "' matches none of the selected probes");
+  }
 }
 
 ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& device,
@@ -242,7 +265,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
   InterruptGuard guard;
   ExecuteSummary summary;
   std::size_t total = 0;
-  for (const auto& pp : planned) total += pp.skip_reason ? 1 : expand(pp.spec->axes, opts.quick).size();
+  for (const auto& pp : planned) total += pp.skip_reason ? 1 : expand(pp.axes, opts.quick).size();
   Progress progress(opts.progress, total);
 
   for (const auto& pp : planned) {
@@ -258,8 +281,10 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       progress.advance();
       continue;
     }
-    const auto points = expand(spec.axes, opts.quick);
-    const double cap = (opts.quick ? spec.quick_time_cap_s : spec.time_cap_s) * opts.time_cap_scale;
+    const auto points = expand(pp.axes, opts.quick);
+    const double own_cap = opts.sampling.timeout_s > 0 ? opts.sampling.timeout_s
+                                                       : opts.quick ? spec.quick_time_cap_s : spec.time_cap_s;
+    const double cap = own_cap * opts.time_cap_scale;
     const double probe_start = steady_now_s();
     std::vector<Record> records;
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -267,7 +292,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       progress.show(spec.id, points[i]);
       const double left = cap - (steady_now_s() - probe_start);
       const double budget = std::max(0.05, left / double(points.size() - i));
-      Record r = run_point(spec, points[i], device, opts.quick, budget, verify);
+      Record r = run_point(spec, points[i], device, opts, budget, verify);
       count(summary, r);
       emit(sinks, r);
       records.push_back(std::move(r));

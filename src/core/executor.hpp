@@ -20,6 +20,7 @@ struct Selection {
 struct PlannedProbe {
   const ProbeSpec* spec = nullptr;
   std::optional<std::string> skip_reason;  // set when the device cannot run it
+  std::vector<Axis> axes;                  // the probe's axes, after any --axis restriction
 };
 
 // Probes matching the selection, in registry order. Throws UserError when a filter matches
@@ -28,6 +29,9 @@ std::vector<const ProbeSpec*> select_probes(const Registry& reg, const Selection
 // Why `device` cannot run a probe with these requirements, or nullopt.
 std::optional<std::string> unmet_requirement(const Requirements& req, const DeviceInfo& device);
 std::vector<PlannedProbe> plan(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device);
+// Restricts the planned probes' axes. Throws UserError when an override's probe matches none of
+// the selected probes, or names an axis the probe lacks, or values it did not declare.
+void apply_axis_overrides(std::vector<PlannedProbe>& planned, const std::vector<AxisOverride>& overrides);
 
 // Receives each record as soon as it is final.
 class RecordSink {
@@ -44,6 +48,7 @@ using SassVerifier =
 
 struct ExecuteOptions {
   bool quick = false;
+  SamplingOverride sampling;     // the user's repetition settings over every probe's policy
   bool progress = true;          // progress line with ETA on stderr
   double time_cap_scale = 1.0;   // multiplies each probe's time cap
 };

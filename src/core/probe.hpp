@@ -80,7 +80,7 @@ struct ProbeSpec {
 class ProbeContext {
  public:
   ProbeContext(const ProbeSpec& spec, Params params, const DeviceInfo& device, bool quick,
-               double time_budget_s);
+               double time_budget_s, SamplingOverride sampling = {});
 
   const ProbeSpec& spec() const { return spec_; }
   const Params& params() const { return params_; }
@@ -92,7 +92,8 @@ class ProbeContext {
   double time_budget_s() const { return budget_s_; }
 
   // Repeats sample() adaptively within this point's time budget. The policy's time cap is
-  // clipped to the budget left. How it stopped is recorded on the point (Record::convergence).
+  // clipped to the budget left; the user's sampling override applies over the probe's policy.
+  // How it stopped is recorded on the point (Record::convergence).
   RepeatResult measure(const std::function<double()>& sample, RepeatPolicy policy = {});
 
   // Names a kernel this point launches (its host stub, as passed to <<<>>>): the point is SASS
@@ -125,6 +126,7 @@ class ProbeContext {
   const DeviceInfo& device_;
   bool quick_;
   double budget_s_;
+  SamplingOverride sampling_;
   double start_s_;
   double observed_mhz_ = 0;
   std::string clock_detail_;

@@ -18,9 +18,9 @@ const ParamValue& require_param(const Params& params, const std::string& probe, 
 }  // namespace
 
 ProbeContext::ProbeContext(const ProbeSpec& spec, Params params, const DeviceInfo& device, bool quick,
-                           double time_budget_s)
+                           double time_budget_s, SamplingOverride sampling)
     : spec_(spec), params_(std::move(params)), device_(device), quick_(quick),
-      budget_s_(time_budget_s), start_s_(steady_now_s()) {}
+      budget_s_(time_budget_s), sampling_(sampling), start_s_(steady_now_s()) {}
 
 std::int64_t ProbeContext::int_param(const std::string& name) const {
   const ParamValue& v = require_param(params_, spec_.id, name);
@@ -42,9 +42,10 @@ std::string ProbeContext::str_param(const std::string& name) const {
 }
 
 RepeatResult ProbeContext::measure(const std::function<double()>& sample, RepeatPolicy policy) {
+  if (quick_) policy.min_samples = std::min(policy.min_samples, 3);
+  policy = apply(sampling_, policy);
   const double left = budget_s_ - (steady_now_s() - start_s_);
   policy.time_cap_s = std::max(0.0, std::min(policy.time_cap_s, left));
-  if (quick_) policy.min_samples = std::min(policy.min_samples, 3);
   RepeatResult r = repeat_until_stable(sample, policy);
   convergence_.push_back({true, r.converged, r.stop_reason, r.samples.size(), 1});
   return r;

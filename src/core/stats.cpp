@@ -57,6 +57,19 @@ double median_relative_ci(std::span<const double> samples) {
   return 1.58 * iqr / std::sqrt(double(sorted.size())) / std::fabs(med);
 }
 
+RepeatPolicy apply(const SamplingOverride& o, RepeatPolicy p) {
+  if (o.min_samples > 0) {
+    p.min_samples = o.min_samples;
+    p.max_samples = std::max(p.max_samples, o.min_samples);
+  }
+  if (o.max_noise > 0) p.target_rel_ci = o.max_noise;
+  if (o.min_time_s > 0) {
+    p.min_time_s = o.min_time_s;
+    p.time_cap_s = std::max(p.time_cap_s, o.min_time_s);
+  }
+  return p;
+}
+
 RepeatResult repeat_until_stable(const std::function<double()>& sample, const RepeatPolicy& policy,
                                  const std::function<double()>& now_s) {
   if (policy.min_samples < 1 || policy.max_samples < policy.min_samples)
@@ -69,7 +82,8 @@ RepeatResult repeat_until_stable(const std::function<double()>& sample, const Re
   while (true) {
     r.samples.push_back(sample());
     const int n = int(r.samples.size());
-    if (n >= policy.min_samples && median_relative_ci(r.samples) <= policy.target_rel_ci) {
+    if (n >= policy.min_samples && now() - start >= policy.min_time_s &&
+        median_relative_ci(r.samples) <= policy.target_rel_ci) {
       r.converged = true;
       r.stop_reason = "converged";
       break;

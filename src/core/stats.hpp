@@ -38,7 +38,19 @@ struct RepeatPolicy {
   int max_samples = 200;
   double target_rel_ci = 0.005;   // stop once the median is known to +-0.5 %
   double time_cap_s = 2.0;        // stop here even if not converged
+  double min_time_s = 0;          // and keep sampling at least this long before calling it converged
 };
+
+// What the user asked for on the command line (gpudissect run --min-samples ...), applied over
+// every probe's own policy; unset fields leave the probe's choice.
+struct SamplingOverride {
+  int min_samples = 0;      // > 0: at least this many samples (the sample cap rises to match)
+  double max_noise = 0;     // > 0: target relative CI half-width of the median
+  double min_time_s = 0;    // > 0: sample at least this long per measurement
+  double timeout_s = 0;     // > 0: each probe's time cap, all its points together
+  bool any() const { return min_samples > 0 || max_noise > 0 || min_time_s > 0 || timeout_s > 0; }
+};
+RepeatPolicy apply(const SamplingOverride& o, RepeatPolicy p);
 
 struct RepeatResult {
   Summary summary;

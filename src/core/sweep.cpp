@@ -1,7 +1,9 @@
 #include "core/sweep.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -119,6 +121,93 @@ const ParamValue* find_param(const Params& p, const std::string& name) {
   for (const auto& [k, v] : p)
     if (k == name) return &v;
   return nullptr;
+}
+
+namespace {
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// "4K" -> 4096; nullopt when not an integer with an optional K/M/G suffix.
+std::optional<std::int64_t> parse_size(const std::string& text) {
+  std::string t = trim(text);
+  std::int64_t scale = 1;
+  if (!t.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(t.back()))) {
+      case 'K': scale = 1LL << 10; break;
+      case 'M': scale = 1LL << 20; break;
+      case 'G': scale = 1LL << 30; break;
+      default: break;
+    }
+    if (scale != 1) t.pop_back();
+  }
+  if (t.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(t, &used);
+    if (used != t.size()) return std::nullopt;
+    return std::int64_t(v) * scale;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string declared_list(const Axis& axis) {
+  std::string s;
+  for (const auto& v : axis.values) s += (s.empty() ? "" : ", ") + to_string(v);
+  return s;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) {
+      out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  return out;
+}
+
+}  // namespace
+
+AxisOverride parse_axis_override(const std::string& text) {
+  const auto colon = text.rfind(':', text.find('='));
+  const auto eq = text.find('=');
+  if (colon == std::string::npos || eq == std::string::npos || colon > eq || colon == 0 || eq == colon + 1 ||
+      eq + 1 == text.size())
+    throw std::invalid_argument("--axis '" + text + "': expected PROBE:AXIS=VALUES, e.g. memory.latency.chase:bytes=4K..64M");
+  return {trim(text.substr(0, colon)), trim(text.substr(colon + 1, eq - colon - 1)), trim(text.substr(eq + 1))};
+}
+
+Axis restrict_axis(const Axis& axis, const std::string& values) {
+  Axis out{axis.name, {}, {}};
+  const auto range_at = values.find("..");
+  if (range_at != std::string::npos) {
+    const auto lo = parse_size(values.substr(0, range_at)), hi = parse_size(values.substr(range_at + 2));
+    if (!lo || !hi || *lo > *hi)
+      throw std::invalid_argument("axis " + axis.name + ": range '" + values + "' must be LO..HI integers (K/M/G allowed)");
+    for (const auto& v : axis.values)
+      if (const auto* i = std::get_if<std::int64_t>(&v); i && *i >= *lo && *i <= *hi) out.values.push_back(v);
+    if (out.values.empty())
+      throw std::invalid_argument("axis " + axis.name + ": no declared value lies in " + values + " (declared: " +
+                                  declared_list(axis) + ")");
+  } else {
+    for (const std::string& item : split(values, ',')) {
+      const auto size = parse_size(item);
+      const auto it = std::find_if(axis.values.begin(), axis.values.end(), [&](const ParamValue& v) {
+        return to_string(v) == item || (size && std::holds_alternative<std::int64_t>(v) && std::get<std::int64_t>(v) == *size);
+      });
+      if (it == axis.values.end())
+        throw std::invalid_argument("axis " + axis.name + ": '" + item + "' is not one of its values (declared: " +
+                                    declared_list(axis) + ")");
+      out.values.push_back(*it);
+    }
+  }
+  out.quick_values = out.values;  // the user's choice holds in --quick too
+  return out;
 }
 
 }  // namespace gd

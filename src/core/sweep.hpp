@@ -30,6 +30,19 @@ struct Axis {
   Axis&& quick_list(std::vector<ParamValue> v) &&;
 };
 
+// A command-line restriction of one probe's axis (gpudissect run --axis PROBE:AXIS=VALUES, as
+// nvbench's -a): PROBE is an id or glob, VALUES a comma list of declared values or a range
+// LO..HI (integers, K/M/G = 2^10/2^20/2^30) selecting the declared values within it.
+struct AxisOverride {
+  std::string probe, axis, values;
+};
+AxisOverride parse_axis_override(const std::string& text);  // throws std::invalid_argument
+// The axis keeping only the declared values `values` selects (for --quick too). Never adds a
+// value the probe did not declare: a probe may only support what it instantiated. Throws
+// std::invalid_argument naming the axis and its declared values when a value is not declared
+// or a range selects nothing.
+Axis restrict_axis(const Axis& axis, const std::string& values);
+
 // One sweep point: ordered (name, value) pairs, in axis order.
 using Params = std::vector<std::pair<std::string, ParamValue>>;
 

@@ -318,6 +318,43 @@ TEST(Execute, ABestPointBecomesADerivedRecordWithItsParams) {
   EXPECT_DOUBLE_EQ(records[4].metric("value/x")->value(), 1);
 }
 
+TEST(Execute, AxisOverridesRestrictThePlannedPointsAndAreValidated) {
+  const Registry reg = test_registry();
+  DeviceInfo d = fake_device(90, "sm_90a");
+  auto planned = plan(select_probes(reg, {{"latency.alu"}, ""}), d);
+  apply_axis_overrides(planned, {{"latency.alu.ffma", "x", "2,3"}});
+  EXPECT_EQ(planned[0].axes[0].values.size(), 2u);
+  EXPECT_EQ(planned[1].axes[0].values.size(), 3u) << "other probes keep their axes";
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  execute(planned, d, {&sink}, {}, o);
+  EXPECT_EQ(sink.records.size(), 2u + 3u);
+  EXPECT_EQ(to_string(sink.records[0].params), "x=2");
+  EXPECT_THROW(apply_axis_overrides(planned, {{"latency.alu.*", "y", "1"}}), UserError) << "no such axis";
+  EXPECT_THROW(apply_axis_overrides(planned, {{"memory.*", "x", "1"}}), UserError) << "probe not selected";
+  EXPECT_THROW(apply_axis_overrides(planned, {{"latency.alu.iadd3", "x", "7"}}), UserError) << "value not declared";
+}
+
+TEST(Execute, SamplingOverrideReachesTheProbesPolicy) {
+  ProbeSpec p = cpu_probe("t.sampling", [](ProbeContext& ctx) {
+    RepeatPolicy policy;
+    policy.min_samples = 3;
+    ctx.metric("value/x", ctx.measure([] { return 1.0; }, policy).summary);
+    ctx.set_observed_sm_clock_mhz(1000);
+  });
+  Registry reg;
+  reg.add(p);
+  DeviceInfo d = fake_device(90, "sm_90a");
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  o.sampling.min_samples = 12;
+  execute(plan(select_probes(reg, {}), d), d, {&sink}, {}, o);
+  EXPECT_EQ(sink.records.at(0).metric("value/x")->stats.n, 12u);
+  EXPECT_EQ(sink.records.at(0).convergence.n, 12u);
+}
+
 TEST(Execute, SkippedPointsAreNotApplicableNotUnverified) {
   ProbeSpec p = cpu_probe("t.skip", [](ProbeContext& ctx) { ctx.skip("not here"); });
   ExecuteSummary s;

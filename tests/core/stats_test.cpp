@@ -114,3 +114,34 @@ TEST(Repeat, RejectsImpossiblePolicy) {
 
 }  // namespace
 }  // namespace gd
+
+namespace gd {
+namespace {
+
+TEST(SamplingOverride, OverridesOnlyWhatIsSet) {
+  RepeatPolicy p;
+  p.min_samples = 5;
+  p.max_samples = 20;
+  p.target_rel_ci = 0.01;
+  EXPECT_EQ(apply(SamplingOverride{}, p).target_rel_ci, 0.01);
+  const RepeatPolicy q = apply(SamplingOverride{50, 0.001, 3.0, 0}, p);
+  EXPECT_EQ(q.min_samples, 50);
+  EXPECT_EQ(q.max_samples, 50) << "the sample cap rises to the minimum";
+  EXPECT_EQ(q.target_rel_ci, 0.001);
+  EXPECT_EQ(q.min_time_s, 3.0);
+  EXPECT_GE(q.time_cap_s, 3.0);
+}
+
+TEST(Repeat, MinTimeKeepsAConvergedMeasurementSampling) {
+  double t = 0;
+  RepeatPolicy p;
+  p.min_time_s = 5;
+  p.time_cap_s = 100;
+  const RepeatResult r = repeat_until_stable([&] { t += 1; return 1.0; }, p, [&] { return t; });
+  EXPECT_TRUE(r.converged);
+  EXPECT_GE(r.samples.size(), 5u);
+  EXPECT_GE(t, 5.0);
+}
+
+}  // namespace
+}  // namespace gd

@@ -74,3 +74,40 @@ TEST(Params, JsonRejectsNestedValues) {
 
 }  // namespace
 }  // namespace gd
+
+namespace gd {
+namespace {
+
+TEST(AxisOverride, ParsesProbeAxisAndValues) {
+  const AxisOverride o = parse_axis_override("memory.latency.chase:bytes=4K..64M");
+  EXPECT_EQ(o.probe, "memory.latency.chase");
+  EXPECT_EQ(o.axis, "bytes");
+  EXPECT_EQ(o.values, "4K..64M");
+  EXPECT_EQ(parse_axis_override("*.alu.*:x=1,2").probe, "*.alu.*");
+  for (const char* bad : {"bytes=1", "p:=1", "p:x=", ":x=1", "p.x.1"})
+    EXPECT_THROW(parse_axis_override(bad), std::invalid_argument) << bad;
+}
+
+TEST(AxisOverride, KeepsOnlyDeclaredValues) {
+  const Axis bytes = Axis::pow2("bytes", 1024, 1 << 30);
+  const Axis r = restrict_axis(bytes, "4K..64M");
+  ASSERT_EQ(r.values.size(), 15u);  // 4 KiB ... 64 MiB in powers of two
+  EXPECT_EQ(std::get<std::int64_t>(r.values.front()), 4096);
+  EXPECT_EQ(std::get<std::int64_t>(r.values.back()), 64LL << 20);
+  EXPECT_EQ(r.quick_values.size(), r.values.size()) << "the user's choice holds in --quick";
+  EXPECT_EQ(restrict_axis(bytes, "2K, 1G").values.size(), 2u);
+  EXPECT_THROW(restrict_axis(bytes, "3000"), std::invalid_argument) << "not declared: never run";
+  EXPECT_THROW(restrict_axis(bytes, "2G..4G"), std::invalid_argument) << "a range that selects nothing";
+  EXPECT_THROW(restrict_axis(bytes, "9..1"), std::invalid_argument);
+  const Axis ops = Axis::list("op", std::vector<std::string>{"read", "write"});
+  EXPECT_EQ(to_string(restrict_axis(ops, "write").values.at(0)), "write");
+  try {
+    restrict_axis(ops, "copy");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("declared: read, write"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gd
