@@ -208,7 +208,7 @@ int do_run(const RunArgs& args) {
   write_file_atomic(stem + ".csv", csv.str());
   std::cout << "\n" << s.ok << " ok, " << s.skipped << " skipped, " << s.failed << " failed; SASS: "
             << s.sass_mismatch << " mismatch, " << s.sass_unverified << " unverified; " << s.unconverged
-            << " not converged" << (s.interrupted ? " (interrupted)" : "") << "\n"
+            << " not converged; " << s.throttled << " throttled" << (s.interrupted ? " (interrupted)" : "") << "\n"
             << "results: " << stem << ".json (.md, .csv), database " << db.path() << "\n";
   if (s.sass_mismatch)
     std::cerr << "gpudissect: " << s.sass_mismatch

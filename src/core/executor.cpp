@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/match.hpp"
+#include "core/nvml.hpp"
 #include "core/probe.hpp"
 #include "core/timing.hpp"
 
@@ -120,6 +121,7 @@ void count(ExecuteSummary& s, const Record& r) {
   if (r.sass.status == SassStatus::Mismatch) ++s.sass_mismatch;
   if (r.sass.status == SassStatus::Unverified && r.status == Status::Ok) ++s.sass_unverified;
   if (r.status == Status::Ok && !r.derived && r.convergence.recorded && !r.convergence.converged) ++s.unconverged;
+  if (const auto by = throttled_by(r); by && !by->empty() && !r.derived) ++s.throttled;
 }
 
 // A sticky error poisons the context; a fresh one lets the remaining probes run.
@@ -134,6 +136,7 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
   Record r = base_record(spec, params);
   const double t0 = steady_now_s();
   ProbeContext ctx(spec, params, device, opts.quick, budget_s, opts.sampling);
+  const auto throttle_before = read_throttle_counters(device.pci_bus_id);
   try {
     spec.run(ctx);
     ctx.fill(r);
@@ -152,6 +155,16 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
   }
   if (r.status != Status::Ok) r.kernels = ctx.kernels();  // what ran before it stopped
   r.sass = check_point(spec, device, r, verify);
+  if (const auto after = throttle_before ? read_throttle_counters(device.pci_bus_id) : std::nullopt) {
+    // Limiters that held the clocks down at any time during the point, by NVML's counters.
+    const ThrottleCounters held = throttle_between(*throttle_before, *after);
+    nlohmann::json by = nlohmann::json::array(), ns = nlohmann::json::object();
+    for (const auto& [name, t] : held) {
+      by.push_back(name);
+      ns[name] = t;
+    }
+    r.extra["throttle"] = {{"by", by}, {"ns", ns}};
+  }
   refresh_live_state(device);
   if (device.nvml) {
     const auto& n = *device.nvml;

@@ -58,6 +58,7 @@ struct ExecuteSummary {
   int sass_mismatch = 0;   // records whose measured code is not what the probe declares
   int sass_unverified = 0; // measured records with something left unchecked
   int unconverged = 0;     // measured points whose repetition stopped before its target
+  int throttled = 0;       // measured points during which NVML saw a clock limiter act
   bool interrupted = false;
   // A run fails when a point failed or measured code that is not the code intended.
   bool failed_any() const { return failed > 0 || sass_mismatch > 0; }

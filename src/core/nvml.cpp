@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <iterator>
 #include <mutex>
 
 #include <nvml.h>
@@ -25,6 +26,7 @@ struct NvmlApi {
   decltype(&nvmlDeviceGetMaxPcieLinkGeneration) pcie_max_gen = nullptr;
   decltype(&nvmlDeviceGetMaxPcieLinkWidth) pcie_max_width = nullptr;
   decltype(&nvmlSystemGetDriverVersion) driver_version = nullptr;
+  decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;  // optional: throttle counters
   std::string load_error;
 };
 
@@ -59,6 +61,7 @@ NvmlApi load_api() {
     api.lib = nullptr;
     return api;
   }
+  bind(api.lib, "nvmlDeviceGetFieldValues", api.field_values);
   if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS) {
     api.load_error = std::string("nvmlInit failed: ") + api.error_string(rc);
     api.lib = nullptr;
@@ -108,6 +111,55 @@ std::optional<DeviceInfo::Nvml> read_nvml(const std::string& pci_bus_id, std::st
   if (nv.driver_version(version, sizeof version) == NVML_SUCCESS) n.driver_version = version;
   why = "ok";
   return n;
+}
+
+namespace {
+
+// The throttle counters (nanoseconds, cumulative) and the names gpudissect records them by.
+const std::pair<unsigned, const char*> kThrottleFields[] = {
+    {NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP, "power_cap"},
+    {NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN, "sw_thermal"},
+    {NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN, "hw_thermal"},
+    {NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN, "hw_power_brake"},
+    {NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST, "sync_boost"},
+    {NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT, "board_limit"},
+    {NVML_FI_DEV_PERF_POLICY_RELIABILITY, "reliability"},
+};
+
+unsigned long long as_u64(const nvmlFieldValue_t& v) {
+  switch (v.valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return v.value.ullVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: return v.value.ulVal;
+    case NVML_VALUE_TYPE_UNSIGNED_INT: return v.value.uiVal;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: return v.value.sllVal < 0 ? 0 : static_cast<unsigned long long>(v.value.sllVal);
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+std::optional<ThrottleCounters> read_throttle_counters(const std::string& pci_bus_id) {
+  const NvmlApi& nv = api();
+  if (!nv.lib || !nv.field_values) return std::nullopt;
+  nvmlDevice_t dev;
+  if (nv.by_pci(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return std::nullopt;
+  constexpr int n = int(std::size(kThrottleFields));
+  nvmlFieldValue_t values[n] = {};
+  for (int i = 0; i < n; ++i) values[i].fieldId = kThrottleFields[i].first;
+  if (nv.field_values(dev, n, values) != NVML_SUCCESS) return std::nullopt;
+  ThrottleCounters out;
+  for (int i = 0; i < n; ++i)
+    if (values[i].nvmlReturn == NVML_SUCCESS) out[kThrottleFields[i].second] = as_u64(values[i]);
+  return out;
+}
+
+ThrottleCounters throttle_between(const ThrottleCounters& before, const ThrottleCounters& after) {
+  ThrottleCounters out;
+  for (const auto& [name, ns] : after) {
+    const auto it = before.find(name);
+    if (it != before.end() && ns > it->second) out[name] = ns - it->second;
+  }
+  return out;
 }
 
 }  // namespace gd

@@ -1,6 +1,7 @@
 // NVML opened at run time: a machine without libnvidia-ml still runs the suite, with clocks
 // and power reported as unknown.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 
@@ -11,5 +12,13 @@ namespace gd {
 // Reads NVML's view of the device with this PCI bus id. On failure returns nullopt and
 // sets `why` (library missing, init failed, device not found).
 std::optional<DeviceInfo::Nvml> read_nvml(const std::string& pci_bus_id, std::string& why);
+
+// Cumulative nanoseconds NVML says the clocks were held down, per reason ("power_cap",
+// "sw_thermal", "hw_thermal", "hw_power_brake", "sync_boost", "board_limit", "reliability");
+// a reason the driver does not report is absent. nullopt when NVML is unavailable.
+using ThrottleCounters = std::map<std::string, unsigned long long>;
+std::optional<ThrottleCounters> read_throttle_counters(const std::string& pci_bus_id);
+// The reasons whose counters advanced from `before` to `after`, with the nanoseconds.
+ThrottleCounters throttle_between(const ThrottleCounters& before, const ThrottleCounters& after);
 
 }  // namespace gd

@@ -100,6 +100,17 @@ const Metric* Record::metric(const std::string& name) const {
   return nullptr;
 }
 
+std::optional<std::vector<std::string>> throttled_by(const Record& r) {
+  const json* t = jf::present(r.extra, "throttle");
+  if (!t || !t->is_object()) return std::nullopt;
+  const json* by = jf::present(*t, "by");
+  if (!by || !by->is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const json& b : *by)
+    if (b.is_string()) out.push_back(b.get<std::string>());
+  return out;
+}
+
 json to_json(const Metric& m) {
   // "value" repeats the median so a consumer that wants one number per metric need not know
   // which statistic gpudissect reports.

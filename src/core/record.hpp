@@ -1,5 +1,6 @@
 // One result record per probe and sweep point, and the run document that holds them.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,10 @@ struct Record {
 
   const Metric* metric(const std::string& name) const;
 };
+
+// The clock limiters NVML saw act while the point ran (extra.throttle.by, set by the executor
+// from NVML's cumulative throttle counters); nullopt when they could not be read.
+std::optional<std::vector<std::string>> throttled_by(const Record& r);
 
 nlohmann::json to_json(const Metric& m);
 nlohmann::json to_json(const Record& r);

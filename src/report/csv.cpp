@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/json_fields.hpp"
+#include "report/run_view.hpp"
 
 namespace gd {
 
@@ -13,7 +14,7 @@ namespace {
 constexpr const char* kColumns[] = {"run_id", "gpu",    "id",     "category", "params", "status", "reason",
                                     "sass_status", "derived", "metric", "unit", "value", "median", "min",
                                     "max",    "mean",   "stddev", "n",        "sm_clock_mhz", "sm_clock_source",
-                                    "converged", "stop_reason", "sass_detail"};
+                                    "converged", "stop_reason", "sass_detail", "throttled_by"};
 
 std::string number(double v) {
   if (!std::isfinite(v)) return "";
@@ -53,10 +54,12 @@ void write_csv(const RunDocument& doc, std::ostream& os) {
   for (const Record& r : doc.records) {
     const std::string clock = r.sm_clock_mhz > 0 ? number(r.sm_clock_mhz) : "";
     const std::string converged = !r.convergence.recorded ? "" : r.convergence.converged ? "true" : "false";
+    const std::string throttle = throttle_text(r);
     auto row_with = [&](const std::vector<std::string>& metric) {
       std::vector<std::string> row = record_fields(doc, gpu, r);
       row.insert(row.end(), metric.begin(), metric.end());
-      row.insert(row.end(), {clock, to_string(r.sm_clock_source), converged, r.convergence.stop_reason, r.sass.detail});
+      row.insert(row.end(), {clock, to_string(r.sm_clock_source), converged, r.convergence.stop_reason, r.sass.detail,
+                             throttle});
       write_row(os, row);
     };
     if (r.metrics.empty()) row_with(no_metric);

@@ -22,6 +22,7 @@ struct Counts {
   int measured = 0, analysis = 0, skipped = 0, failed = 0;
   int verified = 0, mismatch = 0, unverified = 0, not_applicable = 0;  // over ok records
   int unconverged = 0;                                                  // over measured records
+  int throttled = 0;                                                    // over measured records
 };
 
 Counts count(const std::vector<Record>& records) {
@@ -38,6 +39,7 @@ Counts count(const std::vector<Record>& records) {
     }
     ++(r.derived ? c.analysis : c.measured);
     if (!r.derived && r.convergence.recorded && !r.convergence.converged) ++c.unconverged;
+    if (!r.derived && !throttle_cell(r).empty()) ++c.throttled;
     switch (r.sass.status) {
       case SassStatus::Verified: ++c.verified; break;
       case SassStatus::Mismatch: ++c.mismatch; break;
@@ -57,7 +59,9 @@ std::string legend() {
          "the adaptive repetition ended: `n=7` reached its confidence target with 7 samples; a bold reason "
          "(`time cap`, `sample cap`) means it stopped first. **SASS**: `verified` means every kernel the "
          "point launched was checked against the probe's declared instructions; `MISMATCH` fails the run; "
-         "`unverified` means something it ran was not checked; `n/a` means no SM kernel of ours ran.\n\n";
+         "`unverified` means something it ran was not checked; `n/a` means no SM kernel of ours ran. "
+         "**Throttle** (shown only when it happened) names the clock limiters NVML's counters saw act while "
+         "the point ran.\n\n";
 }
 
 std::string summary_section(const RunDocument& doc) {
@@ -82,6 +86,9 @@ std::string summary_section(const RunDocument& doc) {
     os << "> ⚠ SASS unverified for " << c.unverified
        << " records: something they ran was not checked against the probe's expectations (see the notes "
           "under each table).\n\n";
+  if (c.throttled > 0)
+    os << "> ⚠ " << c.throttled << " measured points ran while NVML saw a clock limiter act (power cap, thermal, "
+          "sync boost...): see the Throttle column; their numbers may be below the chip's.\n\n";
   if (c.unconverged > 0)
     os << "> ⚠ " << c.unconverged << " measured points did not converge (time or sample cap): their spread is "
           "wider than the probe's target; see the Conv. column.\n\n";
@@ -105,12 +112,14 @@ std::string conv_of(const Record& r) { return convergence_cell(r.convergence); }
 std::string values_table(const std::vector<const Record*>& records) {
   const auto params = param_names(records);
   const auto metrics = metric_columns(records);
-  const bool clock = any_cell(records, clock_cell), conv = any_cell(records, conv_of);
+  const bool clock = any_cell(records, clock_cell), conv = any_cell(records, conv_of),
+             throttle = any_cell(records, throttle_cell);
   MarkdownTable t;
   for (const auto& p : params) t.column(markdown_escape(p), MarkdownTable::Align::Right);
   for (const auto& m : metrics) t.column(metric_header(m), MarkdownTable::Align::Right);
   if (clock) t.column("SM MHz", MarkdownTable::Align::Right);
   if (conv) t.column("Conv.", MarkdownTable::Align::Right);
+  if (throttle) t.column("Throttle");
   t.column("SASS");
   for (const Record* r : records) {
     std::vector<std::string> cells;
@@ -118,6 +127,7 @@ std::string values_table(const std::vector<const Record*>& records) {
     for (const auto& m : metrics) cells.push_back(metric_cell(*r, m));
     if (clock) cells.push_back(clock_cell(*r));
     if (conv) cells.push_back(conv_of(*r));
+    if (throttle) cells.push_back(throttle_cell(*r));
     cells.push_back(sass_flag(r->sass.status));
     t.row(std::move(cells));
   }

@@ -176,6 +176,18 @@ std::string sass_flag(SassStatus s) {
   return "";
 }
 
+std::string throttle_text(const Record& r) {
+  const auto by = throttled_by(r);
+  if (!by) return "unknown";
+  return join(*by, ", ");
+}
+
+std::string throttle_cell(const Record& r) {
+  const auto by = throttled_by(r);
+  if (!by || by->empty()) return "";
+  return "**" + join(*by, ", ") + "** ⚠";
+}
+
 std::string convergence_cell(const Convergence& c) {
   if (!c.recorded) return "";
   if (c.converged) return "n=" + std::to_string(c.n);

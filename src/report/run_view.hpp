@@ -30,6 +30,11 @@ std::string convergence_cell(const Convergence& c);
 // The in-run SM clock: plain for in-kernel readings, "(pts)" for a derived record's median of
 // its points, "none" when the point says it has no in-run figure.
 std::string clock_cell(const Record& r);
+// The clock limiters NVML saw act during the point, bold with a warning; empty when none (or
+// not known).
+std::string throttle_cell(const Record& r);
+// "power_cap, sw_thermal"; "" when none acted; "unknown" when they could not be read.
+std::string throttle_text(const Record& r);
 
 struct ProbeRecords {
   std::string id;

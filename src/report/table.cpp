@@ -29,8 +29,15 @@ static std::string sass_cell(const Record& r) {
 // Said after the metrics, so a number that stopped short of its confidence target is not
 // read as a settled one.
 static std::string convergence_note(const Record& r) {
-  if (r.derived || !r.convergence.recorded || r.convergence.converged) return "";
-  return "  [not converged: " + r.convergence.stop_reason + ", n=" + std::to_string(r.convergence.n) + "]";
+  std::string note;
+  if (!r.derived && r.convergence.recorded && !r.convergence.converged)
+    note += "  [not converged: " + r.convergence.stop_reason + ", n=" + std::to_string(r.convergence.n) + "]";
+  if (const auto by = throttled_by(r); by && !by->empty()) {
+    std::string names;
+    for (const auto& b : *by) names += (names.empty() ? "" : ", ") + b;
+    note += "  [throttled: " + names + "]";
+  }
+  return note;
 }
 
 std::vector<std::string> TerminalTable::leading_cells(const Record& r) const {

@@ -57,7 +57,7 @@ TEST(Csv, HeaderAndOneRowPerRecordAndMetric) {
   ASSERT_EQ(rows.size(), 1u + 7u);  // 5 metrics in 4 records, plus one row each for skipped and failed
   EXPECT_EQ(rows[0], (Row{"run_id", "gpu", "id", "category", "params", "status", "reason", "sass_status", "derived",
                           "metric", "unit", "value", "median", "min", "max", "mean", "stddev", "n", "sm_clock_mhz",
-                          "sm_clock_source", "converged", "stop_reason", "sass_detail"}));
+                          "sm_clock_source", "converged", "stop_reason", "sass_detail", "throttled_by"}));
   for (const Row& r : rows) EXPECT_EQ(r.size(), rows[0].size());
 }
 

@@ -65,6 +65,15 @@ TEST_F(MarkdownReport, UnconvergedPointsAreCountedAndFlaggedInTheirRow) {
   EXPECT_FALSE(has(line_with(md, "|   128 |"), "time cap")) << md;
 }
 
+TEST_F(MarkdownReport, ThrottledPointsAreCountedAndFlagged) {
+  EXPECT_FALSE(has(markdown_report(doc), "| Throttle")) << "no column while nothing was throttled";
+  doc.records[3].extra["throttle"] = {{"by", {"power_cap"}}, {"ns", {{"power_cap", 5000000}}}};
+  doc.records[0].extra["throttle"] = {{"by", nlohmann::json::array()}, {"ns", nlohmann::json::object()}};
+  const std::string md = markdown_report(doc);
+  EXPECT_TRUE(has(md, "> ⚠ 1 measured points ran while NVML saw a clock limiter act")) << md;
+  EXPECT_TRUE(has(line_with(md, "triad"), "**power_cap** ⚠")) << md;
+}
+
 TEST_F(MarkdownReport, ClockSourcesAreTellable) {
   doc.records[3].sm_clock_mhz = 0;
   doc.records[3].sm_clock_source = ClockSource::None;
