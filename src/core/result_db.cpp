@@ -70,9 +70,16 @@ CREATE TABLE metrics (
 );
 CREATE INDEX metrics_by_record ON metrics(run_id, seq);
 CREATE INDEX records_by_id ON records(id);
+)sql";
+
+// One row per metric value with what a comparison needs beside it: the GPU's UUID tells two
+// cards of one model apart, and each value carries the SM clock it ran at. Kept apart from the
+// tables so a migration can recreate it.
+constexpr const char* kMetricViewSql = R"sql(
 CREATE VIEW metric_view AS
-  SELECT runs.gpu_name, runs.run_id, runs.started_at, records.id, records.category,
+  SELECT runs.gpu_name, runs.gpu_uuid, runs.run_id, runs.started_at, records.id, records.category,
          records.params_json, records.status, records.sass_status, records.derived,
+         records.sm_clock_mhz, records.sm_clock_source,
          metrics.name AS metric, metrics.value, metrics.unit, metrics.min, metrics.max, metrics.n
   FROM runs
   JOIN records ON records.run_id = runs.run_id
@@ -190,6 +197,7 @@ void create_schema_if_new(sqlite3* db) {
   // Another process may have created it between our check and the write lock.
   if (has_tables(db)) return;
   exec(db, kSchemaSql);
+  exec(db, kMetricViewSql);
   exec(db, ("PRAGMA user_version = " + std::to_string(kDbSchemaVersion)).c_str());
   tx.commit();
 }
@@ -202,7 +210,9 @@ void migrate_from_1(sqlite3* db) {
            "ALTER TABLE records ADD COLUMN convergence_json TEXT;"
            "ALTER TABLE records ADD COLUMN sm_clock_source TEXT NOT NULL DEFAULT 'none';"
            "ALTER TABLE records ADD COLUMN sm_clock_detail TEXT NOT NULL DEFAULT '';"
-           "PRAGMA user_version = 2;");
+           "DROP VIEW metric_view;");
+  exec(db, kMetricViewSql);
+  exec(db, "PRAGMA user_version = 2;");
   tx.commit();
 }
 

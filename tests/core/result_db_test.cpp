@@ -122,6 +122,36 @@ TEST(ResultDb, ManyRunsAndOneQueryComparesGpus) {
   EXPECT_NEAR(std::stod(pair[0][0]), 4.512 / 3.2, 1e-12);
 }
 
+TEST(ResultDb, MetricViewTellsCardsApartAndCarriesTheClock) {
+  TempDir dir;
+  import_run(dir.file("r.db"), test_support::sample_run());
+  const auto rows = query(dir.file("r.db"),
+                          "SELECT gpu_uuid, sm_clock_mhz, sm_clock_source FROM metric_view WHERE metric = 'bandwidth/tbps'");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"GPU-0123", "1980.0", "in_kernel"}));
+}
+
+// A version-1 database (before records carried kernels, convergence and clock source) is
+// migrated in place on first use, keeping its runs.
+TEST(ResultDb, AVersion1DatabaseIsMigratedInPlace) {
+  TempDir dir;
+  const std::string path = dir.file("old.db");
+  import_run(path, test_support::sample_run());
+  // Turn it back into version 1: the provenance columns and the view's new columns are gone.
+  query(path, "DROP VIEW metric_view;"
+              "ALTER TABLE records DROP COLUMN kernels_json; ALTER TABLE records DROP COLUMN convergence_json;"
+              "ALTER TABLE records DROP COLUMN sm_clock_source; ALTER TABLE records DROP COLUMN sm_clock_detail;"
+              "CREATE VIEW metric_view AS SELECT runs.gpu_name, metrics.name AS metric FROM runs "
+              "JOIN metrics ON metrics.run_id = runs.run_id; PRAGMA user_version = 1;");
+  RunDocument second = test_support::sample_run();
+  second.run_id = "second";
+  import_run(path, second);
+  EXPECT_EQ(query(path, "PRAGMA user_version")[0][0], "2");
+  EXPECT_EQ(list_runs(path).size(), 2u);
+  const auto rows = query(path, "SELECT count(*) FROM metric_view WHERE gpu_uuid = 'GPU-0123' AND sm_clock_source = 'none'");
+  EXPECT_EQ(rows[0][0], "5") << "the old run's records read as 'not recorded'";
+}
+
 TEST(ResultDb, NaNIsStoredAsNull) {
   TempDir dir;
   import_run(dir.file("r.db"), test_support::sample_run());
