@@ -1,5 +1,6 @@
 #include "report/csv.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -47,8 +48,37 @@ std::string csv_field(std::string_view s) {
   return out + "\"";
 }
 
+namespace {
+
+// One column per sweep axis, after the fixed ones ("param.<axis>"), so a spreadsheet or pandas
+// can plot by axis without parsing the params JSON. A derived row whose own value is a label
+// ("best") shows the winning point's value from extra.best_point.
+std::vector<std::string> axis_names(const std::vector<Record>& records) {
+  std::vector<std::string> names;
+  for (const Record& r : records)
+    for (const auto& [name, value] : r.params)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  return names;
+}
+
+std::string axis_cell(const Record& r, const std::string& axis) {
+  const ParamValue* v = find_param(r.params, axis);
+  if (!v) return "";
+  const nlohmann::json* best = json_fields::present(r.extra, "best_point");
+  if (r.derived && std::holds_alternative<std::string>(*v) && best && best->is_object() && best->contains(axis)) {
+    const nlohmann::json& b = (*best)[axis];
+    return b.is_string() ? b.get<std::string>() : b.dump();
+  }
+  return to_string(*v);
+}
+
+}  // namespace
+
 void write_csv(const RunDocument& doc, std::ostream& os) {
-  write_row(os, std::vector<std::string>(std::begin(kColumns), std::end(kColumns)));
+  const std::vector<std::string> axes = axis_names(doc.records);
+  std::vector<std::string> header(std::begin(kColumns), std::end(kColumns));
+  for (const auto& a : axes) header.push_back("param." + a);
+  write_row(os, header);
   const std::string gpu = json_fields::nonempty_string(doc.device, "name").value_or("");
   const std::vector<std::string> no_metric(9);
   for (const Record& r : doc.records) {
@@ -60,6 +90,7 @@ void write_csv(const RunDocument& doc, std::ostream& os) {
       row.insert(row.end(), metric.begin(), metric.end());
       row.insert(row.end(), {clock, to_string(r.sm_clock_source), converged, r.convergence.stop_reason, r.sass.detail,
                              throttle});
+      for (const auto& a : axes) row.push_back(axis_cell(r, a));
       write_row(os, row);
     };
     if (r.metrics.empty()) row_with(no_metric);

@@ -57,7 +57,8 @@ TEST(Csv, HeaderAndOneRowPerRecordAndMetric) {
   ASSERT_EQ(rows.size(), 1u + 7u);  // 5 metrics in 4 records, plus one row each for skipped and failed
   EXPECT_EQ(rows[0], (Row{"run_id", "gpu", "id", "category", "params", "status", "reason", "sass_status", "derived",
                           "metric", "unit", "value", "median", "min", "max", "mean", "stddev", "n", "sm_clock_mhz",
-                          "sm_clock_source", "converged", "stop_reason", "sass_detail", "throttled_by"}));
+                          "sm_clock_source", "converged", "stop_reason", "sass_detail", "throttled_by",
+                          "param.chain", "param.blocks_per_sm", "param.op", "param.bytes"}));
   for (const Row& r : rows) EXPECT_EQ(r.size(), rows[0].size());
 }
 
@@ -76,6 +77,24 @@ TEST(Csv, FieldsCarryTheRecordExactly) {
   EXPECT_EQ(triad[17], "15");
   EXPECT_EQ(triad[18], "1980");
   EXPECT_EQ(rows[5][9], "bandwidth/percent_of_theoretical");
+}
+
+TEST(Csv, OneColumnPerAxisAndDerivedRowsShowTheWinningPoint) {
+  RunDocument doc = test_support::sample_run();
+  Record best = doc.records[3];
+  best.derived = true;
+  best.params = {{"blocks_per_sm", ParamValue{std::string("best")}}, {"op", ParamValue{std::string("triad")}}};
+  best.extra["best_point"] = {{"blocks_per_sm", 8}, {"op", "triad"}};
+  doc.records.push_back(best);
+  const auto rows = parse_csv(csv_of(doc));
+  const auto col = [&](const std::string& name) {
+    return std::size_t(std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin());
+  };
+  EXPECT_EQ(rows[1][col("param.chain")], "64");
+  EXPECT_EQ(rows[1][col("param.op")], "") << "an axis the record lacks is empty";
+  EXPECT_EQ(rows[4][col("param.blocks_per_sm")], "4");
+  EXPECT_EQ(rows.back()[col("param.blocks_per_sm")], "8") << "the winning point, not 'best'";
+  EXPECT_EQ(rows.back()[col("param.op")], "triad");
 }
 
 TEST(Csv, NaNAndUnknownAreEmpty) {
