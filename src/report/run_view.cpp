@@ -63,7 +63,8 @@ std::string memory(const json& d) {
   if (auto v = positive(d, "global_mem_bytes")) parts.push_back(format_bytes(*v));
   if (auto v = positive(d, "memory_bus_width_bits")) parts.push_back(fmt_num(*v) + "-bit bus");
   if (auto v = positive(d, "max_mem_clock_mhz")) parts.push_back("max " + mhz(*v));
-  if (auto v = positive(d, "theoretical_dram_gbps")) parts.push_back(fmt_num(*v) + " GB/s theoretical");
+  // In TB/s, the unit the bandwidth probes report, so the two read side by side.
+  if (auto v = positive(d, "theoretical_dram_gbps")) parts.push_back(fmt_num(*v / 1e3) + " TB/s theoretical");
   return or_unknown(parts);
 }
 

@@ -145,7 +145,7 @@ TEST(MarkdownReportFixture, FullDeviceDescription) {
   const std::string md = markdown_report(read_run_file(test_support::fixture("runs/h200_small.json")));
   EXPECT_TRUE(has(line_with(md, "| Compute capability "), "9.0 (running sm_90a code)"));
   EXPECT_TRUE(has(line_with(md, "| SM clock "), "max 1980 MHz, 1980 MHz at start (NVML)"));
-  EXPECT_TRUE(has(line_with(md, "| Memory "), "140.4 GiB, 6144-bit bus, max 3201 MHz, 4918 GB/s theoretical"));
+  EXPECT_TRUE(has(line_with(md, "| Memory "), "140.4 GiB, 6144-bit bus, max 3201 MHz, 4.918 TB/s theoretical"));
   EXPECT_TRUE(has(line_with(md, "| L2 "), "60 MiB"));
   EXPECT_TRUE(has(line_with(md, "| Driver / runtime "), "driver 570.86.15 (CUDA 12.8), runtime CUDA 12.4"));
   EXPECT_TRUE(has(line_with(md, "| NVML "), "118.5 W of 700 W limit, 34 °C"));
