@@ -29,13 +29,15 @@ for r in doc["records"]:
     if r.get("status") != "ok":
         print("probe", r.get("status"), r.get("reason")); sys.exit(1)
     x = r["extra"]
-    print(f"arch {x['arch']}, chain of {x['chain']['length']} FFMA at instruction {x['chain']['first_instruction']}, "
-          f"mercury sections: {x['mercury_sections']}, SASS check: {r['sass']['status']}")
+    c = x["chain"]
+    print(f"arch {x['arch']}, {c['regions']} regions of 1, 2, 4, 8 chains of {c['length']} FFMA from instruction "
+          f"{c['first_instruction']} ({c['patched_instructions']} words patched), mercury sections: "
+          f"{x['mercury_sections']}, SASS check: {r['sass']['status']}")
     print(f"{'stall':>5}  {'outcome':<40} {'wrong lanes':>11} {'missing steps':>13} {'cycles/FFMA':>11}")
     for s in x["stall_sweep"]:
         print(f"{s['stall']:>5}  {s['outcome'][:40]:<40} {s['wrong_lanes']:>11} {s['mean_missing_steps']:>13.1f} {s['cycles_per_ffma']:>11.2f}")
     m = {mm["name"]: mm for mm in r["metrics"]}
     val = lambda n: m[n].get("value", m[n].get("median", m[n].get("stats", {}).get("median")))
     print(f"threshold: stall {val('stall/threshold'):.0f} (compiler wrote {val('stall/compiler'):.0f}); "
-          f"patch took effect: {x['patch_took_effect']}")
+          f"unpatched {val('cycles_per_ffma/unpatched'):.3f} cycles/FFMA; patch took effect: {x['patch_effect']}")
 PY
