@@ -14,6 +14,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/executor.hpp"
+#include "core/output_file.hpp"
 #include "core/registry.hpp"
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
@@ -118,18 +119,6 @@ struct RunArgs {
   std::string db;  // default: <out>/results.db
 };
 
-// Fails early, before any GPU time is spent, if results cannot be written.
-void ensure_writable_dir(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw UserError("cannot create output directory '" + dir + "': " + ec.message());
-  const fs::path probe = fs::path(dir) / ".gpudissect-write-test";
-  std::ofstream f(probe);
-  if (!f) throw UserError("output directory '" + dir + "' is not writable");
-  f.close();
-  fs::remove(probe, ec);
-}
-
 std::string slug(const std::string& s) {
   std::string out;
   for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '-';
@@ -145,8 +134,9 @@ std::string stamp_for_file(const std::string& iso) {
 
 int do_run(const RunArgs& args) {
   const auto probes = select_probes(Registry::global(), args.sel);  // bad filters fail before the GPU is touched
-  ensure_writable_dir(args.out);
+  check_output_dir(args.out);   // an unwritable --out fails before any GPU time is spent,
   DeviceInfo device = query_device(args.device);
+  create_output_dir(args.out);  // and no GPU leaves no empty folder behind
 
   RunDocument header;
   header.tool_version = GPUDISSECT_VERSION;

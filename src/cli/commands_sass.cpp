@@ -187,6 +187,7 @@ void add_isa(CLI::App& app, std::function<int()>& action) {
   cmd->add_flag("--no-corpus", opts->skip_corpus, "Use only the binary's kernels, not the PTX corpus");
   cmd->callback([&action, opts] {
     action = [opts] {
+      if (opts->out_dir == "-") throw UserError("isa writes two files into the folder --out names; '-' is not a folder");
       const sass::IsaSummary s = sass::build_isa_tables(*opts, std::cerr);
       std::cout << s.arch << ": " << s.instructions << " instructions, " << s.opcodes << " opcodes, " << s.forms
                 << " forms, " << s.encoding_variants << " encoding variants\n"

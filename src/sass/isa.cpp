@@ -5,11 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "sass/fatbin.hpp"
 
 namespace gd::sass {
@@ -259,8 +260,11 @@ void IsaTable::write_markdown(std::ostream& os, const std::string& arch, const s
     for (const auto& [sig, v] : f.variants) {
       std::string fields;
       Instruction128 varying{~v.fixed_mask.lo, ~v.fixed_mask.hi & ~ControlWord::kMask};
-      for (const auto& b : varying_fields(varying))
-        fields += (fields.empty() ? "" : " ") + ("[" + std::to_string(b.shift) + " +" + std::to_string(b.width) + "]");
+      for (const auto& b : varying_fields(varying)) {
+        // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string chains.
+        if (!fields.empty()) fields += ' ';
+        fields.append("[").append(std::to_string(b.shift)).append(" +").append(std::to_string(b.width)).append("]");
+      }
       os << "| " << name << " | " << sig << " | " << v.count << " | `" << hex128(v.fixed_mask) << "` | `"
          << hex128(v.fixed_value) << "` | " << fields << " |\n";
     }
@@ -268,6 +272,8 @@ void IsaTable::write_markdown(std::ostream& os, const std::string& arch, const s
 
 IsaSummary build_isa_tables(const IsaOptions& opts, std::ostream& log) {
   const Arch arch = Arch::parse(opts.arch_text);
+  const fs::path out = opts.out_dir.empty() ? fs::path("isa-" + arch.name()) : fs::path(opts.out_dir);
+  check_output_dir(out.string());  // before the seconds of compiling and disassembling
   auto embedded = embedded_cubins(opts.executable.empty() ? own_executable_path() : opts.executable);
   std::vector<Cubin> cubins;
   for (auto& c : embedded.cubins)
@@ -291,15 +297,13 @@ IsaSummary build_isa_tables(const IsaOptions& opts, std::ostream& log) {
     for (const auto& [_, insts] : disassemble(c).kernels)
       for (const auto& i : insts) table.add(i);
 
-  const fs::path out = opts.out_dir.empty() ? fs::path("isa-" + arch.name()) : fs::path(opts.out_dir);
-  std::error_code ec;
-  fs::create_directories(out, ec);
   IsaSummary s{arch.name(), table.instructions(), table.opcode_count(), table.forms().size(), table.variant_count(),
                (out / ("isa-" + arch.name() + ".md")).string(), (out / ("isa-" + arch.name() + ".json")).string()};
-  std::ofstream md(s.markdown_path), js(s.json_path);
-  if (!md || !js) throw UserError("cannot write ISA tables under '" + out.string() + "'");
+  create_output_dir(out.string());
+  std::ostringstream md;
   table.write_markdown(md, arch.name(), corpus_note);
-  js << table.to_json(arch.name()).dump(1) << "\n";
+  write_file_atomic(s.markdown_path, md.str());
+  write_file_atomic(s.json_path, table.to_json(arch.name()).dump(1) + "\n");
   return s;
 }
 

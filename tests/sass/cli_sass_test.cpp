@@ -63,6 +63,22 @@ TEST(VerifyCommand, FilterMatchingNothingIsAUsageError) {
   EXPECT_EQ(r.status, 2) << r.output;
 }
 
+// The folder is checked before the corpus is compiled: an nvcc that leaves a mark shows whether
+// any work was started.
+TEST(IsaCommand, AnUnwritableOutFailsBeforeAnyWork) {
+  const std::string mark = testing::scratch_dir() + "/nvcc-was-run";
+  const std::string nvcc = testing::scratch_dir() + "/marking-nvcc.sh";
+  std::ofstream(nvcc) << "#!/bin/sh\ntouch " << mark << "\nexit 1\n";
+  std::filesystem::permissions(nvcc, std::filesystem::perms::owner_all);
+  auto r = run_command("GPUDISSECT_NVCC=" + nvcc + " " + std::string(GPUDISSECT_BINARY) +
+                       " isa --arch sm_90a --out /proc/gpudissect-isa 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot create output directory '/proc/gpudissect-isa'"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(mark)) << "nvcc ran before the output folder was checked";
+  r = gpudissect("isa --arch sm_90a --out -");
+  EXPECT_EQ(r.status, 2) << r.output;
+}
+
 // Every corpus file must build for every target: a file that silently stopped building would
 // shrink the reference tables without anyone noticing.
 class IsaCommand : public ::testing::TestWithParam<std::string> {};

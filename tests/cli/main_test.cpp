@@ -1,0 +1,45 @@
+// End to end: what main.cpp decides for every command: exit codes, write failures on standard
+// output, unknown commands. These run the real binary and never need a GPU.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sass/disasm.hpp"
+
+namespace gd {
+namespace {
+
+// Standard output goes to /dev/full (every write fails with ENOSPC); stderr is captured.
+sass::CommandResult with_stdout_full(const std::string& args) {
+  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1 >/dev/full");
+}
+
+sass::CommandResult gpudissect(const std::string& args) {
+  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+const std::string kRun = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
+
+// `report RUN.json > /dev/full` used to exit 0 with nothing written.
+TEST(WriteErrors, AFullStandardOutputIsExitCode74WithAMessage) {
+  for (const std::string& args : std::vector<std::string>{"list", "list -v", "report " + kRun, "report " + kRun + " --format csv",
+                                 "compare " + kRun + " " + kRun, "--help"}) {
+    const auto r = with_stdout_full(args);
+    EXPECT_EQ(r.status, 74) << args << "\n" << r.output;
+    // The reason is known when the failing write is the last one; a stream that failed earlier
+    // no longer tells why.
+    EXPECT_TRUE(contains(r.output, "gpudissect: error: cannot write standard output")) << args << "\n" << r.output;
+  }
+}
+
+TEST(HelpText, ListsTheExitCodes) {
+  const auto r = gpudissect("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(contains(r.output, "74 output could not be written")) << r.output;
+}
+
+}  // namespace
+}  // namespace gd
