@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/match.hpp"
+#include "core/parallel.hpp"
 #include "core/registry.hpp"
 #include "sass/disasm.hpp"
 #include "sass/fatbin.hpp"
@@ -93,29 +94,39 @@ void print_instruction(const sass::SassInstruction& i, std::ostream& os) {
 
 int do_sass(const CubinSource& src, const std::string& glob) {
   const auto cubins = src.load();
+  const auto wanted = [&](const sass::Kernel& k) {
+    return glob.empty() || glob_match(glob, k.demangled) || glob_match(glob, k.name);
+  };
+  // Cubins with a wanted kernel, grouped by arch: one disassembler call per arch, archs in parallel.
+  std::vector<std::vector<const Cubin*>> groups;
   std::vector<std::string> names;
-  int shown = 0;
   for (const auto& c : cubins) {
-    const bool any = std::any_of(c.kernels().begin(), c.kernels().end(), [&](const sass::Kernel& k) {
-      return glob.empty() || glob_match(glob, k.demangled) || glob_match(glob, k.name);
-    });
     for (const auto& k : c.kernels()) names.push_back(k.demangled);
-    if (!any) continue;
-    const sass::Disassembly d = sass::disassemble(c);
-    if (!d.has_text) std::cerr << "gpudissect: note: " << d.note << "; showing control words and raw bits only\n";
-    for (const auto& k : c.kernels()) {
-      if (!glob.empty() && !glob_match(glob, k.demangled) && !glob_match(glob, k.name)) continue;
-      print_kernel_header(c, k, std::cout);
-      for (const auto& i : d.kernels.at(k.name)) print_instruction(i, std::cout);
-      std::cout << "\n";
-      ++shown;
-    }
+    if (std::none_of(c.kernels().begin(), c.kernels().end(), wanted)) continue;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.front()->arch() == c.arch(); });
+    if (g == groups.end()) groups.push_back({&c});
+    else g->push_back(&c);
   }
-  if (shown == 0) {
+  if (groups.empty()) {
     std::string hint;
     for (const auto& n : closest(glob, names)) hint += "\n  " + n;
     throw UserError("no kernel matches '" + glob + "'" + (hint.empty() ? "" : "; closest:" + hint));
   }
+  std::vector<std::vector<sass::Disassembly>> done(groups.size());
+  parallel_for(groups.size(), [&](std::size_t g) { done[g] = sass::disassemble_all(groups[g]); });
+  if (!done.front().front().has_text)
+    std::cerr << "gpudissect: note: " << done.front().front().note << "; showing control words and raw bits only\n";
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t i = 0; i < groups[g].size(); ++i) {
+      const Cubin& c = *groups[g][i];
+      const sass::Disassembly& d = done[g][i];
+      for (const auto& k : c.kernels()) {
+        if (!wanted(k)) continue;
+        print_kernel_header(c, k, std::cout);
+        for (const auto& inst : d.kernels.at(k.name)) print_instruction(inst, std::cout);
+        std::cout << "\n";
+      }
+    }
   return 0;
 }
 

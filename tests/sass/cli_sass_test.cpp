@@ -2,6 +2,12 @@
 // a cubin compiled here.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -77,6 +83,32 @@ TEST(IsaCommand, AnUnwritableOutFailsBeforeAnyWork) {
   EXPECT_FALSE(std::filesystem::exists(mark)) << "nvcc ran before the output folder was checked";
   r = gpudissect("isa --arch sm_90a --out -");
   EXPECT_EQ(r.status, 2) << r.output;
+}
+
+// Ctrl-C during verify used to leave /tmp/gpudissect-*.cubin behind: cubins were written to
+// temporary files for the disassembler. They now travel as in-memory files.
+TEST(VerifyCommand, AnInterruptLeavesNoTemporaryFiles) {
+  GD_REQUIRE_DISASSEMBLER();
+  const std::filesystem::path tmp = testing::scratch_dir() + "/interrupt-tmp";
+  std::filesystem::create_directories(tmp);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("TMPDIR", tmp.c_str(), 1);
+    ::freopen("/dev/null", "w", stdout);
+    ::freopen("/dev/null", "w", stderr);
+    ::execl(GPUDISSECT_BINARY, GPUDISSECT_BINARY, "verify", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Interrupt as soon as a temporary file shows, or after a moment when none does.
+  for (int i = 0; i < 30 && std::filesystem::is_empty(tmp); ++i) ::usleep(10000);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "verify finished before it was interrupted; the test proved nothing";
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(tmp)) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
 }
 
 // Every corpus file must build for every target: a file that silently stopped building would
