@@ -73,11 +73,6 @@ void add_info(CLI::App& app, std::function<int()>& action) {
   });
 }
 
-void add_selection_options(CLI::App* cmd, Selection& sel) {
-  cmd->add_option("--filter,-f", sel.filters, "Probe id glob or dotted prefix (repeatable)");
-  cmd->add_option("--category,-c", sel.category, "Only probes of this category");
-}
-
 void print_probe_list(const std::vector<const ProbeSpec*>& probes, bool verbose) {
   for (const ProbeSpec* p : probes) {
     std::cout << pad(p->id, 28) << " " << p->description << "\n";
@@ -182,6 +177,11 @@ void add_run(CLI::App& app, std::function<int()>& action) {
 }
 
 }  // namespace
+
+void add_selection_options(CLI::App* cmd, Selection& sel) {
+  cmd->add_option("--filter,-f", sel.filters, "Probe id glob or dotted prefix (repeatable)");
+  cmd->add_option("--category,-c", sel.category, "Only probes of this category");
+}
 
 void add_core_commands(CLI::App& app, std::function<int()>& action) {
   add_info(app, action);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/executor.hpp"
 #include "core/match.hpp"
 #include "core/parallel.hpp"
 #include "core/registry.hpp"
@@ -69,8 +71,8 @@ struct CubinSource {
 
 void add_source_options(CLI::App* cmd, CubinSource& src) {
   cmd->add_option("--arch", src.arch, "Architecture, e.g. sm_90a (default: every one present)");
-  cmd->add_option("--cubin", src.cubin_file, "Read this cubin instead of our own binary");
-  cmd->add_option("--exe", src.executable, "Read the cubins embedded in this executable");
+  auto* cubin = cmd->add_option("--cubin", src.cubin_file, "Read this cubin instead of our own binary");
+  cmd->add_option("--exe", src.executable, "Read the cubins embedded in this executable")->excludes(cubin);
 }
 
 void print_kernel_header(const Cubin& c, const sass::Kernel& k, std::ostream& os) {
@@ -141,49 +143,70 @@ void add_sass(CLI::App& app, std::function<int()>& action) {
 
 // --------------------------------------------------------------------------------- verify
 
-int do_verify(const std::string& arch_text, const std::string& filter, const std::string& exe) {
-  sass::Verifier verifier(exe);
-  std::vector<Arch> archs = verifier.archs();
-  if (!arch_text.empty()) archs = {Arch::parse(arch_text)};
-  if (archs.empty()) throw UserError("the binary carries no SASS to verify against");
-  std::vector<const ProbeSpec*> probes;
-  std::vector<std::string> ids;
-  for (const auto& p : Registry::global().probes()) {
-    ids.push_back(p.id);
-    if (filter.empty() || glob_match(filter, p.id)) probes.push_back(&p);
+struct VerifyArgs {
+  std::vector<std::string> archs;  // empty: every one the binary carries
+  Selection sel;
+  std::string exe;
+};
+
+// The archs to check: those asked for, each of which the binary must carry (an arch it lacks
+// would verify nothing and look like success), or all it carries.
+std::vector<Arch> verify_archs(const std::vector<std::string>& asked, const std::vector<Arch>& present,
+                               const std::string& binary) {
+  std::string have;
+  for (const auto& a : present) have += (have.empty() ? "" : ", ") + a.name();
+  if (present.empty()) throw UserError(binary + " carries no SASS to verify against");
+  if (asked.empty()) return present;
+  std::vector<Arch> out;
+  for (const auto& text : asked) {
+    const Arch a = Arch::parse(text);
+    if (std::find(present.begin(), present.end(), a) == present.end())
+      throw UserError(binary + " carries no " + a.name() + " code (it has: " + have + ")");
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
   }
-  if (probes.empty()) {
-    std::string hint;
-    for (const auto& n : closest(filter, ids)) hint += " " + n;
-    throw UserError("no probe matches '" + filter + "'" + (hint.empty() ? "" : "; closest:" + hint));
-  }
-  int counts[3] = {0, 0, 0};
+  return out;
+}
+
+int do_verify(const VerifyArgs& args) {
+  const auto probes = select_probes(Registry::global(), args.sel);  // the same filters as list and run
+  sass::Verifier verifier(args.exe);
+  const std::string binary = args.exe.empty() ? "this gpudissect binary" : "'" + args.exe + "'";
+  const std::vector<Arch> archs = verify_archs(args.archs, verifier.archs(), binary);
+  const auto checks = verifier.verify_all(probes, archs);
+  // By status name, the three every summary shows first: a status added later is counted too.
+  std::map<std::string, int> counts = {{"verified", 0}, {"mismatch", 0}, {"unverified", 0}};
+  for (const auto& per_arch : checks)
+    for (const SassCheck& c : per_arch) ++counts[to_string(c.status)];
+  const int verified = counts["verified"];
+  const int mismatch = counts["mismatch"];
   std::size_t width = 8;
   for (const auto* p : probes) width = std::max(width, p->id.size());
   std::cout << std::left << std::setw(int(width)) << "probe" << "  " << std::setw(8) << "arch" << "  "
             << std::setw(10) << "sass" << "  detail\n";
-  for (const Arch& a : archs)
-    for (const auto* p : probes) {
-      const SassCheck c = verifier.verify(*p, a);
-      ++counts[static_cast<int>(c.status)];
-      std::cout << std::setw(int(width)) << p->id << "  " << std::setw(8) << a.name() << "  " << std::setw(10)
-                << to_string(c.status) << "  " << c.detail << "\n";
-    }
-  std::cout << "\n" << counts[0] << " verified, " << counts[1] << " mismatch, " << counts[2] << " unverified\n";
-  return counts[static_cast<int>(SassStatus::Mismatch)] > 0 ? kExitMismatch : 0;
+  for (std::size_t a = 0; a < archs.size(); ++a)
+    for (std::size_t p = 0; p < probes.size(); ++p)
+      std::cout << std::setw(int(width)) << probes[p]->id << "  " << std::setw(8) << archs[a].name() << "  "
+                << std::setw(10) << to_string(checks[a][p].status) << "  " << checks[a][p].detail << "\n";
+  std::cout << "\n" << verified << " verified, " << mismatch << " mismatch, " << counts["unverified"] << " unverified";
+  for (const auto& [status, n] : counts)
+    if (status != "verified" && status != "mismatch" && status != "unverified") std::cout << ", " << n << " " << status;
+  std::cout << "\n";
+  if (mismatch > 0) return kExitMismatch;
+  if (verified == 0) {
+    // Nothing checked is not a pass (no disassembler, or probes that declare no SASS).
+    std::cerr << "gpudissect: error: nothing was verified; see the detail column\n";
+    return kExitMismatch;
+  }
+  return 0;
 }
 
 void add_verify(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("verify", "Check every probe's declared SASS against the compiled code (offline)");
-  auto arch = std::make_shared<std::string>();
-  auto filter = std::make_shared<std::string>();
-  auto exe = std::make_shared<std::string>();
-  cmd->add_option("--arch", *arch, "Architecture, e.g. sm_90a (default: every one in the binary)");
-  cmd->add_option("--filter", *filter, "Glob over probe ids");
-  cmd->add_option("--exe", *exe, "Verify the code embedded in this executable instead of ours");
-  cmd->callback([&action, arch, filter, exe] {
-    action = [arch, filter, exe] { return do_verify(*arch, *filter, *exe); };
-  });
+  auto args = std::make_shared<VerifyArgs>();
+  cmd->add_option("--arch", args->archs, "Architecture, e.g. sm_90a (repeatable; default: every one in the binary)");
+  add_selection_options(cmd, args->sel);
+  cmd->add_option("--exe", args->exe, "Verify the code embedded in this executable instead of ours");
+  cmd->callback([&action, args] { action = [args] { return do_verify(*args); }; });
 }
 
 // ------------------------------------------------------------------------------------ isa
@@ -194,8 +217,9 @@ void add_isa(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--arch", opts->arch_text, "Architecture, e.g. sm_90a")->required();
   cmd->add_option("--out", opts->out_dir, "Output directory (default: isa-<arch>)");
   cmd->add_option("--exe", opts->executable, "Take the kernels of this executable instead of ours");
-  cmd->add_option("--corpus", opts->corpus_dir, "Directory of .cu corpus files (default: src/sass/corpus)");
-  cmd->add_flag("--no-corpus", opts->skip_corpus, "Use only the binary's kernels, not the PTX corpus");
+  auto* corpus =
+      cmd->add_option("--corpus", opts->corpus_dir, "Directory of .cu corpus files (default: src/sass/corpus)");
+  cmd->add_flag("--no-corpus", opts->skip_corpus, "Use only the binary's kernels, not the PTX corpus")->excludes(corpus);
   cmd->callback([&action, opts] {
     action = [opts] {
       if (opts->out_dir == "-") throw UserError("isa writes two files into the folder --out names; '-' is not a folder");

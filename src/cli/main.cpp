@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "gpudissect_revision.h"
 #include "core/error.hpp"
+#include "core/match.hpp"
 #include "core/registry.hpp"
 
 namespace {
@@ -34,6 +35,25 @@ int finish(int rc) {
                errno ? std::strerror(errno) : "");
   return rc == 0 ? kExitOutput : rc;
 }
+
+// CLI11 says "The following argument was not expected: lsit"; name it as a command instead and
+// suggest the closest one.
+bool reject_unknown_command(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  const std::string name = argv[1];
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() == name) return false;
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());  // hidden ones have no group
+  }
+  const auto near = gd::closest(name, names, 1);
+  std::string text = "gpudissect: error: unknown command '" + name + "'";
+  if (!near.empty() && gd::edit_distance(name, near[0]) <= 2) text += "; did you mean '" + near[0] + "'?";
+  std::string all;
+  for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+  std::fprintf(stderr, "%s\n  commands: %s (see gpudissect --help)\n", text.c_str(), all.c_str());
+  return true;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,6 +72,7 @@ int main(int argc, char** argv) {
   gd::cli::add_core_commands(app, action);
   gd::cli::add_report_commands(app, action);
   gd::cli::add_sass_commands(app, action);
+  if (reject_unknown_command(app, argc, argv)) return kExitUsage;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

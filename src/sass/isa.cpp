@@ -109,15 +109,18 @@ std::string gencode(const Arch& a) {
 
 // Compiles each corpus file for the arch, one nvcc per core at a time (nvcc spends about half a
 // second per file, most of the command's time); returns the cubins that built, in file order.
-std::vector<Cubin> compile_corpus(const fs::path& dir, const Arch& arch, std::ostream& log) {
+std::vector<Cubin> compile_corpus(const fs::path& dir, const Arch& arch, bool explicit_dir, std::ostream& log) {
   std::vector<Cubin> out;
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.path().extension() == ".cu") files.push_back(e.path());
+  if (ec) throw UserError("cannot read the corpus folder " + dir.string() + ": " + ec.message());
+  if (files.empty()) throw UserError("the corpus folder " + dir.string() + " holds no .cu files");
   std::sort(files.begin(), files.end());
   const auto nvcc = find_nvcc();
   if (!nvcc) {
+    if (explicit_dir) throw Error("--corpus needs nvcc to compile " + dir.string() + ", and nvcc is not found");
     log << "gpudissect: note: nvcc not found; the PTX corpus is skipped\n";
     return out;
   }
@@ -287,10 +290,13 @@ IsaSummary build_isa_tables(const IsaOptions& opts, std::ostream& log) {
   std::string corpus_note = std::to_string(from_binary) + " cubin(s) of the gpudissect binary";
   if (!opts.skip_corpus) {
     const fs::path dir = opts.corpus_dir.empty() ? default_corpus_dir() : fs::path(opts.corpus_dir);
+    std::error_code ec;
+    if (!opts.corpus_dir.empty() && !fs::is_directory(dir, ec))
+      throw UserError("--corpus " + opts.corpus_dir + ": no such folder");
     if (dir.empty()) {
       log << "gpudissect: note: no PTX corpus directory found (pass --corpus); using the binary's kernels only\n";
     } else {
-      auto corpus = compile_corpus(dir, arch, log);
+      auto corpus = compile_corpus(dir, arch, !opts.corpus_dir.empty(), log);
       corpus_note += " and " + std::to_string(corpus.size()) + " corpus file(s) from " + dir.string();
       for (auto& c : corpus) cubins.push_back(std::move(c));
     }

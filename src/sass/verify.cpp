@@ -1,10 +1,12 @@
 #include "sass/verify.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <sstream>
 
 #include "core/match.hpp"
+#include "core/parallel.hpp"
 
 namespace gd::sass {
 
@@ -104,16 +106,31 @@ std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion re
 
 // ----------------------------------------------------------------------------------- CodeBase
 
-CodeBase::CodeBase(Arch arch, const std::vector<const Cubin*>& cubins) : arch_(arch) {
-  for (const Cubin* c : cubins) {
-    Disassembly d = disassemble(*c);
+CodeBase::CodeBase(Arch arch, const std::vector<const Cubin*>& cubins,
+                   const std::optional<std::vector<std::string>>& kernel_globs)
+    : arch_(arch) {
+  const auto named = [&](const Cubin* c) {
+    if (!kernel_globs) return true;
+    return std::any_of(c->kernels().begin(), c->kernels().end(), [&](const Kernel& k) {
+      return std::any_of(kernel_globs->begin(), kernel_globs->end(),
+                         [&](const std::string& g) { return glob_match(g, k.demangled) || glob_match(g, k.name); });
+    });
+  };
+  std::vector<const Cubin*> needed;
+  std::copy_if(cubins.begin(), cubins.end(), std::back_inserter(needed), named);
+  auto disassembled = disassemble_all(needed);
+  for (std::size_t i = 0; i < needed.size(); ++i) {
+    Disassembly& d = disassembled[i];
     if (!d.has_text) {
       has_text_ = false;
       note_ = d.note;
     }
-    for (const auto& k : c->kernels())
+    for (const auto& k : needed[i]->kernels())
       kernels_.push_back({k.name, k.demangled, std::move(d.kernels[k.name])});
   }
+  for (const Cubin* c : cubins)
+    if (!named(c))
+      for (const auto& k : c->kernels()) kernels_.push_back({k.name, k.demangled, raw_instructions(*c, k)});
 }
 
 std::vector<const KernelCode*> CodeBase::match(const std::string& glob) const {
@@ -171,6 +188,26 @@ SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
     return {SassStatus::Unverified, why};
   }
   return check_expectations(probe.sass, code_for(arch));
+}
+
+std::vector<std::vector<SassCheck>> Verifier::verify_all(const std::vector<const ProbeSpec*>& probes,
+                                                         const std::vector<Arch>& archs) {
+  std::vector<std::string> globs;
+  for (const ProbeSpec* p : probes)
+    for (const auto& e : p->sass) globs.push_back(e.kernel);
+  std::vector<std::vector<SassCheck>> checks(archs.size());
+  parallel_for(archs.size(), [&](std::size_t a) {
+    std::vector<const Cubin*> cubins;
+    for (const auto& c : embedded_.cubins)
+      if (c.arch() == archs[a]) cubins.push_back(&c);
+    if (cubins.empty()) {  // the same answer verify() gives for an arch the binary lacks
+      for (const ProbeSpec* p : probes) checks[a].push_back(verify(*p, archs[a]));
+      return;
+    }
+    const CodeBase code(archs[a], cubins, globs);
+    for (const ProbeSpec* p : probes) checks[a].push_back(check_expectations(p->sass, code));
+  });
+  return checks;
 }
 
 std::optional<Arch> Verifier::arch_for(const DeviceInfo& device) const {

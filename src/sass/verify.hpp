@@ -2,6 +2,7 @@
 // its timed region measures (opcode counts), and nothing that hollows the timing out (spills)?
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,10 @@ struct KernelCode {
 // The disassembled kernels of every cubin for one arch, searchable by glob.
 class CodeBase {
  public:
-  CodeBase(Arch arch, const std::vector<const Cubin*>& cubins);
+  // With `kernel_globs`, only cubins holding a kernel that one of them matches are disassembled;
+  // the other kernels are listed with raw words only, which no expectation looks at.
+  CodeBase(Arch arch, const std::vector<const Cubin*>& cubins,
+           const std::optional<std::vector<std::string>>& kernel_globs = std::nullopt);
   const Arch& arch() const { return arch_; }
   bool empty() const { return kernels_.empty(); }
   bool has_text() const { return has_text_; }
@@ -54,6 +58,10 @@ class Verifier {
   explicit Verifier(std::string executable_path = {});  // empty: /proc/self/exe
   std::vector<Arch> archs() const;
   SassCheck verify(const ProbeSpec& probe, const Arch& arch);
+  // Every probe against every arch: checks[a][p]. Disassembles only the cubins the probes'
+  // expectations name, each arch on its own core.
+  std::vector<std::vector<SassCheck>> verify_all(const std::vector<const ProbeSpec*>& probes,
+                                                 const std::vector<Arch>& archs);
   // The arch whose code a device runs: arch_code_loaded when known, else sm_<cc>a if our binary
   // has it, else sm_<cc>. nullopt when the binary carries no SASS for the chip (PTX JIT).
   std::optional<Arch> arch_for(const DeviceInfo& device) const;

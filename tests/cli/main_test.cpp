@@ -35,6 +35,27 @@ TEST(WriteErrors, AFullStandardOutputIsExitCode74WithAMessage) {
   }
 }
 
+TEST(WriteErrors, AFailedCommandKeepsItsOwnExitCode) {
+  // Prints a table, then fails: this probe declares no SASS, so nothing is verified (exit 1).
+  const auto r = with_stdout_full("verify --filter memory.bandwidth.copy_engine");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "cannot write standard output")) << r.output;
+}
+
+TEST(UnknownCommand, NamesItselfAndSuggestsTheClosest) {
+  auto r = gpudissect("lsit");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "gpudissect: error: unknown command 'lsit'; did you mean 'list'?")) << r.output;
+  r = gpudissect("verfy --arch sm_90a");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "did you mean 'verify'?")) << r.output;
+  r = gpudissect("frobnicate");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_FALSE(contains(r.output, "did you mean")) << "nothing is close to frobnicate: " << r.output;
+  EXPECT_TRUE(contains(r.output, "commands: info, list, run,")) << r.output;
+  EXPECT_FALSE(contains(r.output, "__patch-child")) << "hidden commands are not offered";
+}
+
 TEST(HelpText, ListsTheExitCodes) {
   const auto r = gpudissect("--help");
   EXPECT_EQ(r.status, 0);

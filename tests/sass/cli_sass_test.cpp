@@ -65,8 +65,63 @@ INSTANTIATE_TEST_SUITE_P(Targets, VerifyCommand, ::testing::ValuesIn(testing::ta
                          [](const auto& info) { return info.param; });
 
 TEST(VerifyCommand, FilterMatchingNothingIsAUsageError) {
-  const auto r = gpudissect("verify --filter 'no.such.*'");
+  auto r = gpudissect("verify --filter 'no.such.*'");
   EXPECT_EQ(r.status, 2) << r.output;
+  r = gpudissect("verify --filter latency.example");  // the README's placeholder id
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("filter 'latency.example' matches no probe"), std::string::npos) << r.output;
+}
+
+// The same selection as `list` and `run`: a dotted prefix selects a family.
+TEST(VerifyCommand, FilterTakesTheDottedPrefixesOfListAndRun) {
+  GD_REQUIRE_DISASSEMBLER();
+  const auto r = gpudissect("verify --arch sm_90a --filter latency.alu");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("latency.alu.lop3"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("memory."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 verified, 0 mismatch, 0 unverified"), std::string::npos) << r.output;
+}
+
+TEST(VerifyCommand, AnArchTheBinaryLacksOrNoArchAtAllIsAUsageError) {
+  auto r = gpudissect("verify --arch sm_75");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("carries no sm_75 code (it has: "), std::string::npos) << r.output;
+  r = gpudissect("verify --arch hopper");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("'hopper' is not a GPU architecture"), std::string::npos) << r.output;
+}
+
+TEST(VerifyCommand, VerifyingNothingIsAFailure) {
+  const auto r = gpudissect("verify --filter memory.bandwidth.copy_engine");  // declares no SASS
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("nothing was verified"), std::string::npos) << r.output;
+}
+
+// A folder where a file belongs was an internal error (exit 70).
+TEST(SassCommands, AFolderWhereAFileBelongsIsAUsageError) {
+  for (const std::string args : {"verify --exe /tmp", "sass --cubin /tmp", "isa --arch sm_90a --exe /tmp"}) {
+    const auto r = gpudissect(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("'/tmp' is a directory, not a file"), std::string::npos) << args << "\n" << r.output;
+  }
+  const auto r = gpudissect("verify --exe /etc/hostname");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("not an ELF file"), std::string::npos) << r.output;
+}
+
+TEST(SassCommands, ConflictingOptionsAreRejected) {
+  auto r = gpudissect("isa --arch sm_90a --no-corpus --corpus " + std::string(GPUDISSECT_SOURCE_DIR) + "/src/sass/corpus");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("excludes"), std::string::npos) << r.output;
+  r = gpudissect("sass --cubin a.cubin --exe b");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("excludes"), std::string::npos) << r.output;
+}
+
+TEST(IsaCommand, ACorpusThatDoesNotExistIsAnError) {
+  const auto r = gpudissect("isa --arch sm_90a --out " + testing::scratch_dir() + "/isa-nocorpus --corpus /no/such/corpus");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--corpus /no/such/corpus: no such folder"), std::string::npos) << r.output;
 }
 
 // The folder is checked before the corpus is compiled: an nvcc that leaves a mark shows whether
