@@ -2,6 +2,9 @@
 // `action`, which main runs after parsing and whose return value is the exit code.
 #pragma once
 #include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace CLI {
 class App;
@@ -19,5 +22,10 @@ void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass,
 
 // --filter and --category, for every command that selects probes (list, run, verify).
 void add_selection_options(CLI::App* cmd, Selection& sel);
+
+// The fields every --json document starts with (docs/json-output.md): schema_version, command,
+// tool name, version and git revision.
+inline constexpr int kJsonOutputSchemaVersion = 1;
+nlohmann::json json_envelope(const std::string& command);
 
 }  // namespace gd::cli

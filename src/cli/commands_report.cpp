@@ -57,13 +57,20 @@ void add_report(CLI::App& app, std::function<int()>& action) {
 struct CompareArgs {
   std::string a, b;
   std::string out;
+  bool json = false;
 };
 
 int do_compare(const CompareArgs& args) {
   const OutputPath out = output_of(args.out);
   const RunDocument a = read_run_file(args.a);
   const RunDocument b = read_run_file(args.b);
-  out.write(compare_runs(a, b));
+  if (!args.json) {
+    out.write(compare_runs(a, b));
+    return 0;
+  }
+  nlohmann::json doc = json_envelope("compare");
+  doc.update(compare_runs_json(a, b));
+  out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return 0;
 }
 
@@ -73,6 +80,7 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("a", args->a, "Run file A (the baseline)")->required()->type_name("A.json");
   cmd->add_option("b", args->b, "Run file B")->required()->type_name("B.json");
   cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
+  cmd->add_flag("--json", args->json, "The comparison as JSON instead of Markdown (docs/json-output.md)");
   cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -147,6 +148,7 @@ struct VerifyArgs {
   std::vector<std::string> archs;  // empty: every one the binary carries
   Selection sel;
   std::string exe;
+  bool json = false;
 };
 
 // The archs to check: those asked for, each of which the binary must carry (an arch it lacks
@@ -179,18 +181,33 @@ int do_verify(const VerifyArgs& args) {
     for (const SassCheck& c : per_arch) ++counts[to_string(c.status)];
   const int verified = counts["verified"];
   const int mismatch = counts["mismatch"];
-  std::size_t width = 8;
-  for (const auto* p : probes) width = std::max(width, p->id.size());
-  std::cout << std::left << std::setw(int(width)) << "probe" << "  " << std::setw(8) << "arch" << "  "
-            << std::setw(10) << "sass" << "  detail\n";
-  for (std::size_t a = 0; a < archs.size(); ++a)
-    for (std::size_t p = 0; p < probes.size(); ++p)
-      std::cout << std::setw(int(width)) << probes[p]->id << "  " << std::setw(8) << archs[a].name() << "  "
-                << std::setw(10) << to_string(checks[a][p].status) << "  " << checks[a][p].detail << "\n";
-  std::cout << "\n" << verified << " verified, " << mismatch << " mismatch, " << counts["unverified"] << " unverified";
-  for (const auto& [status, n] : counts)
-    if (status != "verified" && status != "mismatch" && status != "unverified") std::cout << ", " << n << " " << status;
-  std::cout << "\n";
+  if (args.json) {
+    nlohmann::json results = nlohmann::json::array();
+    for (std::size_t a = 0; a < archs.size(); ++a)
+      for (std::size_t p = 0; p < probes.size(); ++p)
+        results.push_back({{"probe", probes[p]->id}, {"arch", archs[a].name()},
+                           {"sass", to_string(checks[a][p].status)}, {"detail", checks[a][p].detail}});
+    nlohmann::json archs_json = nlohmann::json::array();
+    for (const auto& a : archs) archs_json.push_back(a.name());
+    nlohmann::json doc = json_envelope("verify");
+    doc["archs"] = archs_json;
+    doc["results"] = results;
+    doc["summary"] = counts;
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    std::size_t width = 8;
+    for (const auto* p : probes) width = std::max(width, p->id.size());
+    std::cout << std::left << std::setw(int(width)) << "probe" << "  " << std::setw(8) << "arch" << "  "
+              << std::setw(10) << "sass" << "  detail\n";
+    for (std::size_t a = 0; a < archs.size(); ++a)
+      for (std::size_t p = 0; p < probes.size(); ++p)
+        std::cout << std::setw(int(width)) << probes[p]->id << "  " << std::setw(8) << archs[a].name() << "  "
+                  << std::setw(10) << to_string(checks[a][p].status) << "  " << checks[a][p].detail << "\n";
+    std::cout << "\n" << verified << " verified, " << mismatch << " mismatch, " << counts["unverified"] << " unverified";
+    for (const auto& [status, n] : counts)
+      if (status != "verified" && status != "mismatch" && status != "unverified") std::cout << ", " << n << " " << status;
+    std::cout << "\n";
+  }
   if (mismatch > 0) return kExitMismatch;
   if (verified == 0) {
     // Nothing checked is not a pass (no disassembler, or probes that declare no SASS).
@@ -206,6 +223,7 @@ void add_verify(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--arch", args->archs, "Architecture, e.g. sm_90a (repeatable; default: every one in the binary)");
   add_selection_options(cmd, args->sel);
   cmd->add_option("--exe", args->exe, "Verify the code embedded in this executable instead of ours");
+  cmd->add_flag("--json", args->json, "Print the results as JSON (docs/json-output.md)");
   cmd->callback([&action, args] { action = [args] { return do_verify(*args); }; });
 }
 
