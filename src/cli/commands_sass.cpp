@@ -76,6 +76,18 @@ void add_source_options(CLI::App* cmd, CubinSource& src) {
   cmd->add_option("--exe", src.executable, "Read the cubins embedded in this executable")->excludes(cubin);
 }
 
+// The notation of the control words in the listing, printed above it (README explains it too).
+constexpr const char* kControlWordLegend =
+    "// Each line: address, control word, instruction, raw 128-bit encoding. Addresses and branch\n"
+    "// targets are byte offsets in the kernel. The control word (instruction bits 105..125) reads\n"
+    "//   B0-----:R-:W2:Y:S04:Ua\n"
+    "//   B0-----  wait mask: the scoreboard barriers (0-5) to wait on before issuing; - not waited on\n"
+    "//   R- W2    read / write barrier this instruction sets (0-5), released once its sources are read /\n"
+    "//            its result is written; - none\n"
+    "//   Y        yield: the warp scheduler may switch to another warp after it; - it keeps this warp\n"
+    "//   S04      stall: cycles before this warp's next instruction may issue (0-15)\n"
+    "//   Ua       operand reuse cache set for source slots a-d; absent when none\n\n";
+
 void print_kernel_header(const Cubin& c, const sass::Kernel& k, std::ostream& os) {
   os << "// " << c.arch().name() << "  " << k.demangled;
   if (k.demangled != k.name) os << "  [" << k.name << "]";
@@ -119,6 +131,7 @@ int do_sass(const CubinSource& src, const std::string& glob) {
   parallel_for(groups.size(), [&](std::size_t g) { done[g] = sass::disassemble_all(groups[g]); });
   if (!done.front().front().has_text)
     std::cerr << "gpudissect: note: " << done.front().front().note << "; showing control words and raw bits only\n";
+  std::cout << kControlWordLegend;
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (std::size_t i = 0; i < groups[g].size(); ++i) {
       const Cubin& c = *groups[g][i];

@@ -44,6 +44,16 @@ TEST(SassCommand, UnknownKernelOrArchIsAUsageError) {
   EXPECT_EQ(r.status, 2) << r.output;
 }
 
+// The notation is unreadable without a key, so the listing carries one.
+TEST(SassCommand, ExplainsTheControlWordNotation) {
+  const auto r = gpudissect("sass --arch sm_90a --kernel '*ffma_stall_chain_kernel*'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* part : {"B0-----:R-:W2:Y:S04:Ua", "wait mask", "read / write barrier", "yield", "stall:",
+                           "operand reuse"})
+    EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output.substr(0, 1200);
+  EXPECT_LT(r.output.find("wait mask"), r.output.find("// sm_90a")) << "the key comes before the listing";
+}
+
 TEST(SassCommand, ListsOurOwnKernels) {
   const auto r = gpudissect("sass --arch sm_90a --kernel '*ffma_stall_chain_kernel*'");
   ASSERT_EQ(r.status, 0) << r.output;
