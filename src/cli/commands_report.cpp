@@ -92,7 +92,12 @@ struct ImportArgs {
 // Every file is read and checked before the database is touched: a bad file imports nothing.
 int do_import(const ImportArgs& args) {
   std::vector<RunDocument> docs;
-  for (const auto& path : args.runs) docs.push_back(read_run_file(path));
+  for (const auto& path : args.runs) {
+    // A shell glob over a results folder also catches the .md and .csv next to each run.
+    if (std::filesystem::path(path).extension() != ".json")
+      throw UserError(path + ": not a run file (run files end in .json; nothing was imported)");
+    docs.push_back(read_run_file(path));
+  }
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

@@ -119,6 +119,17 @@ TEST(ImportCommand, ABadFileImportsNothing) {
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 
+// `import data/measured/*` took the .md and the patch-demo .txt next to the run.
+TEST(ImportCommand, AFileThatIsNotJsonIsNamedAndNothingIsImported) {
+  TempDir dir;
+  const std::string db = dir.file("results.db");
+  const std::string txt = dir.file("patch-demo.txt");
+  std::ofstream(txt) << "not a run\n";
+  const std::string msg = user_error_of([&] { run_cli({"import", fixture("runs/h200_small.json"), txt, "--db", db}); });
+  EXPECT_EQ(msg, txt + ": not a run file (run files end in .json; nothing was imported)");
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
 TEST(CompareCommand, WritesTheComparison) {
   TempDir dir;
   const std::string run = fixture("runs/h200_small.json");
