@@ -2,9 +2,16 @@
 // `action`, which main runs after parsing and whose return value is the exit code.
 #pragma once
 #include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace CLI {
 class App;
+}
+
+namespace gd {
+struct Selection;
 }
 
 namespace gd::cli {
@@ -12,5 +19,13 @@ namespace gd::cli {
 void add_core_commands(CLI::App& app, std::function<int()>& action);    // info, list, run
 void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare, import
 void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass, verify, isa
+
+// --filter and --category, for every command that selects probes (list, run, verify).
+void add_selection_options(CLI::App* cmd, Selection& sel);
+
+// The fields every --json document starts with (docs/json-output.md): schema_version, command,
+// tool name, version and git revision.
+inline constexpr int kJsonOutputSchemaVersion = 1;
+nlohmann::json json_envelope(const std::string& command);
 
 }  // namespace gd::cli

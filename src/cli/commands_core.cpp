@@ -5,6 +5,7 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 
@@ -14,6 +15,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/executor.hpp"
+#include "core/output_file.hpp"
 #include "core/registry.hpp"
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
@@ -61,20 +63,22 @@ void add_info(CLI::App& app, std::function<int()>& action) {
   auto device = std::make_shared<int>(0);
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--device", *device, "CUDA device index")->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--json", *json, "Print the description as JSON");
+  cmd->add_flag("--json", *json, "Print the description as JSON (docs/json-output.md)");
   cmd->callback([&action, device, json] {
     action = [device, json] {
       const DeviceInfo d = query_device(*device);
-      if (*json) std::cout << to_json(d).dump(2) << "\n";
-      else print_device(d, std::cout);
+      if (*json) {
+        // The device object a run file holds as "device", fields at the top level as scripts
+        // (gpu_check.sh, patch_demo.sh) read them, plus the fields every --json output has.
+        nlohmann::json doc = to_json(d);
+        doc.update(json_envelope("info"));
+        std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      } else {
+        print_device(d, std::cout);
+      }
       return 0;
     };
   });
-}
-
-void add_selection_options(CLI::App* cmd, Selection& sel) {
-  cmd->add_option("--filter,-f", sel.filters, "Probe id glob or dotted prefix (repeatable)");
-  cmd->add_option("--category,-c", sel.category, "Only probes of this category");
 }
 
 void print_probe_list(const std::vector<const ProbeSpec*>& probes, bool verbose) {
@@ -95,15 +99,59 @@ void print_probe_list(const std::vector<const ProbeSpec*>& probes, bool verbose)
   }
 }
 
+// Everything a probe declares, as data: what `list -v` prints.
+nlohmann::json probe_json(const ProbeSpec& p) {
+  const auto value = [](const ParamValue& v) { return std::visit([](const auto& x) { return nlohmann::json(x); }, v); };
+  nlohmann::json features = nlohmann::json::array();
+  for (Feature f : p.needs.features) features.push_back(to_string(f));
+  nlohmann::json axes = nlohmann::json::array();
+  for (const auto& a : p.axes) {
+    nlohmann::json values = nlohmann::json::array(), quick = nlohmann::json::array();
+    for (const auto& v : a.values) values.push_back(value(v));
+    for (const auto& v : a.quick_values.empty() ? a.values : a.quick_values) quick.push_back(value(v));
+    axes.push_back({{"name", a.name}, {"values", values}, {"quick_values", quick}});
+  }
+  nlohmann::json metrics = nlohmann::json::array();
+  for (const auto& m : p.metrics) metrics.push_back({{"name", m.name}, {"unit", m.unit}, {"description", m.description}});
+  nlohmann::json sass = nlohmann::json::array();
+  for (const auto& e : p.sass) {
+    nlohmann::json require = nlohmann::json::array();
+    for (const auto& o : e.require)
+      require.push_back({{"opcode", o.opcode}, {"min", o.min}, {"max", o.max < 0 ? nlohmann::json(nullptr) : nlohmann::json(o.max)}});
+    sass.push_back({{"kernel", e.kernel},
+                    {"region", e.region == SassRegion::Clocked ? "clocked" : "whole"},
+                    {"require", require},
+                    {"forbid", e.forbid}});
+  }
+  return {{"id", p.id},
+          {"category", p.category()},
+          {"description", p.description},
+          {"requires", {{"min_cc", p.needs.min_cc}, {"max_cc", p.needs.max_cc}, {"features", features},
+                        {"min_gpus", p.needs.min_gpus}}},
+          {"axes", axes},
+          {"metrics", metrics},
+          {"sass", sass}};
+}
+
 void add_list(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("list", "List registered probes");
   auto sel = std::make_shared<Selection>();
   auto verbose = std::make_shared<bool>(false);
+  auto json = std::make_shared<bool>(false);
   add_selection_options(cmd, *sel);
   cmd->add_flag("--verbose,-v", *verbose, "Show axes, metrics and SASS expectations");
-  cmd->callback([&action, sel, verbose] {
-    action = [sel, verbose] {
-      print_probe_list(select_probes(Registry::global(), *sel), *verbose);
+  cmd->add_flag("--json", *json, "Print every declaration as JSON (docs/json-output.md)");
+  cmd->callback([&action, sel, verbose, json] {
+    action = [sel, verbose, json] {
+      const auto probes = select_probes(Registry::global(), *sel);
+      if (!*json) {
+        print_probe_list(probes, *verbose);
+        return 0;
+      }
+      nlohmann::json doc = json_envelope("list");
+      doc["probes"] = nlohmann::json::array();
+      for (const ProbeSpec* p : probes) doc["probes"].push_back(probe_json(*p));
+      std::cout << doc.dump(2) << "\n";
       return 0;
     };
   });
@@ -119,18 +167,6 @@ struct RunArgs {
   std::string out = "results";
   std::string db;  // default: <out>/results.db
 };
-
-// Fails early, before any GPU time is spent, if results cannot be written.
-void ensure_writable_dir(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw UserError("cannot create output directory '" + dir + "': " + ec.message());
-  const fs::path probe = fs::path(dir) / ".gpudissect-write-test";
-  std::ofstream f(probe);
-  if (!f) throw UserError("output directory '" + dir + "' is not writable");
-  f.close();
-  fs::remove(probe, ec);
-}
 
 std::string slug(const std::string& s) {
   std::string out;
@@ -175,8 +211,9 @@ int do_run(const RunArgs& args) {
     for (const ProbeSpec* p : probes) dry.push_back({p, std::nullopt, p->axes});
     apply_axis_overrides(dry, axis_overrides);
   }
-  ensure_writable_dir(args.out);
+  check_output_dir(args.out);   // an unwritable --out fails before any GPU time is spent,
   DeviceInfo device = query_device(args.device);
+  create_output_dir(args.out);  // and no GPU leaves no empty folder behind
 
   RunDocument header;
   header.tool_version = GPUDISSECT_VERSION;
@@ -242,6 +279,17 @@ void add_run(CLI::App& app, std::function<int()>& action) {
 }
 
 }  // namespace
+
+void add_selection_options(CLI::App* cmd, Selection& sel) {
+  cmd->add_option("--filter,-f", sel.filters, "Probe id glob or dotted prefix (repeatable)");
+  cmd->add_option("--category,-c", sel.category, "Only probes of this category");
+}
+
+nlohmann::json json_envelope(const std::string& command) {
+  return {{"schema_version", kJsonOutputSchemaVersion},
+          {"command", command},
+          {"tool", {{"name", "gpudissect"}, {"version", GPUDISSECT_VERSION}, {"git_revision", GPUDISSECT_GIT_REVISION}}}};
+}
 
 void add_core_commands(CLI::App& app, std::function<int()>& action) {
   add_info(app, action);

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
 #include "report/compare.hpp"
@@ -20,11 +21,8 @@
 namespace gd::cli {
 namespace {
 
-// stdout when no file is named; a file is written whole or not at all.
-void emit(const std::string& text, const std::string& out) {
-  if (out.empty()) std::cout << text << std::flush;
-  else write_file_atomic(out, text);
-}
+// Resolved before any work, so a wrong --out fails at once; "-" or no --out is standard output.
+OutputPath output_of(const std::string& out) { return OutputPath::resolve(out.empty() ? "-" : out); }
 
 struct ReportArgs {
   std::string run;
@@ -33,13 +31,14 @@ struct ReportArgs {
 };
 
 int do_report(const ReportArgs& args) {
+  const OutputPath out = output_of(args.out);
   const RunDocument doc = read_run_file(args.run);
   if (args.format == "csv") {
     std::ostringstream csv;
     write_csv(doc, csv);
-    emit(csv.str(), args.out);
+    out.write(csv.str());
   } else {
-    emit(markdown_report(doc), args.out);
+    out.write(markdown_report(doc));
   }
   return 0;
 }
@@ -48,7 +47,7 @@ void add_report(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("report", "Markdown report of a run file, or its CSV export");
   auto args = std::make_shared<ReportArgs>();
   cmd->add_option("run", args->run, "Run file written by `gpudissect run`")->required()->type_name("RUN.json");
-  cmd->add_option("--out,-o", args->out, "Write to this file instead of stdout")->type_name("FILE");
+  cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
   cmd->add_option("--format", args->format, "md: Markdown report; csv: one row per record and metric")
       ->check(CLI::IsMember({"md", "csv"}))
       ->capture_default_str();
@@ -58,12 +57,20 @@ void add_report(CLI::App& app, std::function<int()>& action) {
 struct CompareArgs {
   std::string a, b;
   std::string out;
+  bool json = false;
 };
 
 int do_compare(const CompareArgs& args) {
+  const OutputPath out = output_of(args.out);
   const RunDocument a = read_run_file(args.a);
   const RunDocument b = read_run_file(args.b);
-  emit(compare_runs(a, b), args.out);
+  if (!args.json) {
+    out.write(compare_runs(a, b));
+    return 0;
+  }
+  nlohmann::json doc = json_envelope("compare");
+  doc.update(compare_runs_json(a, b));
+  out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   return 0;
 }
 
@@ -72,7 +79,8 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<CompareArgs>();
   cmd->add_option("a", args->a, "Run file A (the baseline)")->required()->type_name("A.json");
   cmd->add_option("b", args->b, "Run file B")->required()->type_name("B.json");
-  cmd->add_option("--out,-o", args->out, "Write the Markdown to this file instead of stdout")->type_name("FILE");
+  cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
+  cmd->add_flag("--json", args->json, "The comparison as JSON instead of Markdown (docs/json-output.md)");
   cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });
 }
 
@@ -84,7 +92,12 @@ struct ImportArgs {
 // Every file is read and checked before the database is touched: a bad file imports nothing.
 int do_import(const ImportArgs& args) {
   std::vector<RunDocument> docs;
-  for (const auto& path : args.runs) docs.push_back(read_run_file(path));
+  for (const auto& path : args.runs) {
+    // A shell glob over a results folder also catches the .md and .csv next to each run.
+    if (std::filesystem::path(path).extension() != ".json")
+      throw UserError(path + ": not a run file (run files end in .json; nothing was imported)");
+    docs.push_back(read_run_file(path));
+  }
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

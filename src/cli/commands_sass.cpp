@@ -3,14 +3,18 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/executor.hpp"
 #include "core/match.hpp"
+#include "core/parallel.hpp"
 #include "core/registry.hpp"
 #include "sass/disasm.hpp"
 #include "sass/fatbin.hpp"
@@ -68,9 +72,21 @@ struct CubinSource {
 
 void add_source_options(CLI::App* cmd, CubinSource& src) {
   cmd->add_option("--arch", src.arch, "Architecture, e.g. sm_90a (default: every one present)");
-  cmd->add_option("--cubin", src.cubin_file, "Read this cubin instead of our own binary");
-  cmd->add_option("--exe", src.executable, "Read the cubins embedded in this executable");
+  auto* cubin = cmd->add_option("--cubin", src.cubin_file, "Read this cubin instead of our own binary");
+  cmd->add_option("--exe", src.executable, "Read the cubins embedded in this executable")->excludes(cubin);
 }
+
+// The notation of the control words in the listing, printed above it (README explains it too).
+constexpr const char* kControlWordLegend =
+    "// Each line: address, control word, instruction, raw 128-bit encoding. Addresses and branch\n"
+    "// targets are byte offsets in the kernel. The control word (instruction bits 105..125) reads\n"
+    "//   B0-----:R-:W2:Y:S04:Ua\n"
+    "//   B0-----  wait mask: the scoreboard barriers (0-5) to wait on before issuing; - not waited on\n"
+    "//   R- W2    read / write barrier this instruction sets (0-5), released once its sources are read /\n"
+    "//            its result is written; - none\n"
+    "//   Y        yield: the warp scheduler may switch to another warp after it; - it keeps this warp\n"
+    "//   S04      stall: cycles before this warp's next instruction may issue (0-15)\n"
+    "//   Ua       operand reuse cache set for source slots a-d; absent when none\n\n";
 
 void print_kernel_header(const Cubin& c, const sass::Kernel& k, std::ostream& os) {
   os << "// " << c.arch().name() << "  " << k.demangled;
@@ -93,29 +109,40 @@ void print_instruction(const sass::SassInstruction& i, std::ostream& os) {
 
 int do_sass(const CubinSource& src, const std::string& glob) {
   const auto cubins = src.load();
+  const auto wanted = [&](const sass::Kernel& k) {
+    return glob.empty() || glob_match(glob, k.demangled) || glob_match(glob, k.name);
+  };
+  // Cubins with a wanted kernel, grouped by arch: one disassembler call per arch, archs in parallel.
+  std::vector<std::vector<const Cubin*>> groups;
   std::vector<std::string> names;
-  int shown = 0;
   for (const auto& c : cubins) {
-    const bool any = std::any_of(c.kernels().begin(), c.kernels().end(), [&](const sass::Kernel& k) {
-      return glob.empty() || glob_match(glob, k.demangled) || glob_match(glob, k.name);
-    });
     for (const auto& k : c.kernels()) names.push_back(k.demangled);
-    if (!any) continue;
-    const sass::Disassembly d = sass::disassemble(c);
-    if (!d.has_text) std::cerr << "gpudissect: note: " << d.note << "; showing control words and raw bits only\n";
-    for (const auto& k : c.kernels()) {
-      if (!glob.empty() && !glob_match(glob, k.demangled) && !glob_match(glob, k.name)) continue;
-      print_kernel_header(c, k, std::cout);
-      for (const auto& i : d.kernels.at(k.name)) print_instruction(i, std::cout);
-      std::cout << "\n";
-      ++shown;
-    }
+    if (std::none_of(c.kernels().begin(), c.kernels().end(), wanted)) continue;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.front()->arch() == c.arch(); });
+    if (g == groups.end()) groups.push_back({&c});
+    else g->push_back(&c);
   }
-  if (shown == 0) {
+  if (groups.empty()) {
     std::string hint;
     for (const auto& n : closest(glob, names)) hint += "\n  " + n;
     throw UserError("no kernel matches '" + glob + "'" + (hint.empty() ? "" : "; closest:" + hint));
   }
+  std::vector<std::vector<sass::Disassembly>> done(groups.size());
+  parallel_for(groups.size(), [&](std::size_t g) { done[g] = sass::disassemble_all(groups[g]); });
+  if (!done.front().front().has_text)
+    std::cerr << "gpudissect: note: " << done.front().front().note << "; showing control words and raw bits only\n";
+  std::cout << kControlWordLegend;
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t i = 0; i < groups[g].size(); ++i) {
+      const Cubin& c = *groups[g][i];
+      const sass::Disassembly& d = done[g][i];
+      for (const auto& k : c.kernels()) {
+        if (!wanted(k)) continue;
+        print_kernel_header(c, k, std::cout);
+        for (const auto& inst : d.kernels.at(k.name)) print_instruction(inst, std::cout);
+        std::cout << "\n";
+      }
+    }
   return 0;
 }
 
@@ -130,50 +157,89 @@ void add_sass(CLI::App& app, std::function<int()>& action) {
 
 // --------------------------------------------------------------------------------- verify
 
-int do_verify(const std::string& arch_text, const std::string& filter, const std::string& exe) {
-  sass::Verifier verifier(exe);
-  std::vector<Arch> archs = verifier.archs();
-  if (!arch_text.empty()) archs = {Arch::parse(arch_text)};
-  if (archs.empty()) throw UserError("the binary carries no SASS to verify against");
-  std::vector<const ProbeSpec*> probes;
-  std::vector<std::string> ids;
-  for (const auto& p : Registry::global().probes()) {
-    ids.push_back(p.id);
-    if (filter.empty() || glob_match(filter, p.id)) probes.push_back(&p);
+struct VerifyArgs {
+  std::vector<std::string> archs;  // empty: every one the binary carries
+  Selection sel;
+  std::string exe;
+  bool json = false;
+};
+
+// The archs to check: those asked for, each of which the binary must carry (an arch it lacks
+// would verify nothing and look like success), or all it carries.
+std::vector<Arch> verify_archs(const std::vector<std::string>& asked, const std::vector<Arch>& present,
+                               const std::string& binary) {
+  std::string have;
+  for (const auto& a : present) have += (have.empty() ? "" : ", ") + a.name();
+  if (present.empty()) throw UserError(binary + " carries no SASS to verify against");
+  if (asked.empty()) return present;
+  std::vector<Arch> out;
+  for (const auto& text : asked) {
+    const Arch a = Arch::parse(text);
+    if (std::find(present.begin(), present.end(), a) == present.end())
+      throw UserError(binary + " carries no " + a.name() + " code (it has: " + have + ")");
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
   }
-  if (probes.empty()) {
-    std::string hint;
-    for (const auto& n : closest(filter, ids)) hint += " " + n;
-    throw UserError("no probe matches '" + filter + "'" + (hint.empty() ? "" : "; closest:" + hint));
+  return out;
+}
+
+int do_verify(const VerifyArgs& args) {
+  const auto probes = select_probes(Registry::global(), args.sel);  // the same filters as list and run
+  sass::Verifier verifier(args.exe);
+  const std::string binary = args.exe.empty() ? "this gpudissect binary" : "'" + args.exe + "'";
+  const std::vector<Arch> archs = verify_archs(args.archs, verifier.archs(), binary);
+  const auto checks = verifier.verify_all(probes, archs);
+  // By status name, the three every summary shows first: a status added later is counted too.
+  std::map<std::string, int> counts = {{"verified", 0}, {"mismatch", 0}, {"unverified", 0}};
+  for (const auto& per_arch : checks)
+    for (const SassCheck& c : per_arch) ++counts[to_string(c.status)];
+  const int verified = counts["verified"];
+  const int mismatch = counts["mismatch"];
+  if (args.json) {
+    nlohmann::json results = nlohmann::json::array();
+    for (std::size_t a = 0; a < archs.size(); ++a)
+      for (std::size_t p = 0; p < probes.size(); ++p)
+        results.push_back({{"probe", probes[p]->id}, {"arch", archs[a].name()},
+                           {"sass", to_string(checks[a][p].status)}, {"detail", checks[a][p].detail}});
+    nlohmann::json archs_json = nlohmann::json::array();
+    for (const auto& a : archs) archs_json.push_back(a.name());
+    nlohmann::json doc = json_envelope("verify");
+    doc["archs"] = archs_json;
+    doc["results"] = results;
+    doc["summary"] = counts;
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else {
+    std::size_t width = 8;
+    for (const auto* p : probes) width = std::max(width, p->id.size());
+    std::cout << std::left << std::setw(int(width)) << "probe" << "  " << std::setw(8) << "arch" << "  "
+              << std::setw(14) << "sass" << "  detail\n";
+    for (std::size_t a = 0; a < archs.size(); ++a)
+      for (std::size_t p = 0; p < probes.size(); ++p)
+        std::cout << std::setw(int(width)) << probes[p]->id << "  " << std::setw(8) << archs[a].name() << "  "
+                  << std::setw(14) << to_string(checks[a][p].status) << "  " << checks[a][p].detail << "\n";
+    std::cout << "\n" << verified << " verified, " << mismatch << " mismatch, " << counts["unverified"] << " unverified";
+    for (const auto& [status, n] : counts)
+      if (status != "verified" && status != "mismatch" && status != "unverified") std::cout << ", " << n << " " << status;
+    std::cout << "\n";
   }
-  int counts[4] = {0, 0, 0, 0};  // by SassStatus
-  std::size_t width = 8;
-  for (const auto* p : probes) width = std::max(width, p->id.size());
-  std::cout << std::left << std::setw(int(width)) << "probe" << "  " << std::setw(8) << "arch" << "  "
-            << std::setw(10) << "sass" << "  detail\n";
-  for (const Arch& a : archs)
-    for (const auto* p : probes) {
-      const SassCheck c = verifier.verify(*p, a);
-      ++counts[static_cast<int>(c.status)];
-      std::cout << std::setw(int(width)) << p->id << "  " << std::setw(8) << a.name() << "  " << std::setw(10)
-                << to_string(c.status) << "  " << c.detail << "\n";
-    }
-  std::cout << "\n" << counts[0] << " verified, " << counts[1] << " mismatch, " << counts[2] << " unverified, "
-            << counts[3] << " not applicable\n";
-  return counts[static_cast<int>(SassStatus::Mismatch)] > 0 ? kExitMismatch : 0;
+  if (mismatch > 0) return kExitMismatch;
+  const int applicable = int(archs.size() * probes.size()) - counts["not_applicable"];
+  if (verified == 0 && applicable > 0) {
+    // Nothing checked is not a pass (no disassembler, or probes that declare no SASS); probes
+    // that run no SM kernel by design have nothing to check and do not count against it.
+    std::cerr << "gpudissect: error: nothing was verified; see the detail column\n";
+    return kExitMismatch;
+  }
+  return 0;
 }
 
 void add_verify(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("verify", "Check every probe's declared SASS against the compiled code (offline)");
-  auto arch = std::make_shared<std::string>();
-  auto filter = std::make_shared<std::string>();
-  auto exe = std::make_shared<std::string>();
-  cmd->add_option("--arch", *arch, "Architecture, e.g. sm_90a (default: every one in the binary)");
-  cmd->add_option("--filter", *filter, "Glob over probe ids");
-  cmd->add_option("--exe", *exe, "Verify the code embedded in this executable instead of ours");
-  cmd->callback([&action, arch, filter, exe] {
-    action = [arch, filter, exe] { return do_verify(*arch, *filter, *exe); };
-  });
+  auto args = std::make_shared<VerifyArgs>();
+  cmd->add_option("--arch", args->archs, "Architecture, e.g. sm_90a (repeatable; default: every one in the binary)");
+  add_selection_options(cmd, args->sel);
+  cmd->add_option("--exe", args->exe, "Verify the code embedded in this executable instead of ours");
+  cmd->add_flag("--json", args->json, "Print the results as JSON (docs/json-output.md)");
+  cmd->callback([&action, args] { action = [args] { return do_verify(*args); }; });
 }
 
 // ------------------------------------------------------------------------------------ isa
@@ -184,10 +250,12 @@ void add_isa(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--arch", opts->arch_text, "Architecture, e.g. sm_90a")->required();
   cmd->add_option("--out", opts->out_dir, "Output directory (default: isa-<arch>)");
   cmd->add_option("--exe", opts->executable, "Take the kernels of this executable instead of ours");
-  cmd->add_option("--corpus", opts->corpus_dir, "Directory of .cu corpus files (default: src/sass/corpus)");
-  cmd->add_flag("--no-corpus", opts->skip_corpus, "Use only the binary's kernels, not the PTX corpus");
+  auto* corpus =
+      cmd->add_option("--corpus", opts->corpus_dir, "Directory of .cu corpus files (default: src/sass/corpus)");
+  cmd->add_flag("--no-corpus", opts->skip_corpus, "Use only the binary's kernels, not the PTX corpus")->excludes(corpus);
   cmd->callback([&action, opts] {
     action = [opts] {
+      if (opts->out_dir == "-") throw UserError("isa writes two files into the folder --out names; '-' is not a folder");
       const sass::IsaSummary s = sass::build_isa_tables(*opts, std::cerr);
       std::cout << s.arch << ": " << s.instructions << " instructions, " << s.opcodes << " opcodes, " << s.forms
                 << " forms, " << s.encoding_variants << " encoding variants\n"

@@ -1,5 +1,7 @@
 #include "core/device.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -26,6 +28,19 @@ std::string uuid_string(const cudaUUID_t& u) {
                 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
                 b[14], b[15]);
   return s;
+}
+
+// Why the driver library cannot be loaded, or empty when it can. Without it the runtime reports
+// cudaErrorInsufficientDriver ("driver version is insufficient"), which sends users looking for
+// an upgrade when there is no driver at all.
+std::string driver_load_error() {
+  void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) {
+    const char* why = ::dlerror();
+    return why ? why : "libcuda.so.1 not found";
+  }
+  ::dlclose(lib);
+  return "";
 }
 
 int attribute(cudaDeviceAttr attr, int dev) {
@@ -75,6 +90,9 @@ std::vector<Feature> features_for(int cc, const std::string& arch_code_loaded) {
 DeviceInfo query_device(int index) {
   int count = 0;
   if (cudaError_t rc = cudaGetDeviceCount(&count); rc != cudaSuccess) {
+    if (const std::string why = driver_load_error(); !why.empty())
+      throw Error("no NVIDIA driver is installed: the CUDA driver library cannot be loaded (" + why +
+                  "); install the NVIDIA driver to run probes (list, verify, report work without one)");
     throw Error(std::string("no usable CUDA device: ") + cudaGetErrorName(rc) + " (" +
                 cudaGetErrorString(rc) + "); is an NVIDIA GPU and its driver installed?");
   }

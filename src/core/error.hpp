@@ -19,6 +19,13 @@ class UserError : public Error {
   using Error::Error;
 };
 
+// Output could not be written after the work was done (disk full, I/O error, closed stream):
+// exit code 74. An output path that is wrong from the start is a UserError instead.
+class OutputError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A CUDA runtime or driver call failed.
 class CudaError : public Error {
  public:

@@ -1,16 +1,11 @@
 #include "core/run_file.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
-#include <system_error>
 
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
@@ -119,57 +114,6 @@ RunDocument read_run_file(const std::string& path) {
     throw UserError(path + ": not JSON: " + parse_error_text(e));
   }
   return run_from_json(j, path);
-}
-
-static std::string temp_path_for(const fs::path& target) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string chains.
-  std::string name = ".";
-  name += target.filename().string();
-  name += '.';
-  name += std::to_string(::getpid());
-  name += '.';
-  name += std::to_string(counter++);
-  name += ".tmp";
-  return (dir / name).string();
-}
-
-static void write_all(int fd, const std::string& content) {
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::system_error(errno, std::generic_category());
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-}
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const std::string tmp = temp_path_for(fs::path(path));
-  // O_EXCL rather than mkstemp: mkstemp's 0600 would make results unreadable to others.
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw UserError("cannot write " + path + ": " + std::strerror(errno));
-  try {
-    write_all(fd, content);
-    // fsync before rename: otherwise a crash can leave the renamed file empty on some filesystems.
-    if (::fsync(fd) != 0) throw std::system_error(errno, std::generic_category());
-    if (::close(fd) != 0) {
-      ::unlink(tmp.c_str());
-      throw UserError("cannot write " + path + ": " + std::strerror(errno));
-    }
-  } catch (const std::system_error& e) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw UserError("cannot write " + path + ": " + e.code().message());
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw UserError("cannot write " + path + ": " + std::strerror(err));
-  }
 }
 
 void write_run_file_atomic(const std::string& path, const RunDocument& doc) {

@@ -8,6 +8,7 @@
 
 #include "core/device.hpp"
 #include "core/executor.hpp"
+#include "core/output_file.hpp"  // write_file_atomic
 #include "core/record.hpp"
 
 namespace gd {
@@ -31,9 +32,6 @@ RunDocument run_from_json(const nlohmann::json& j, const std::string& source_nam
 RunDocument read_run_file(const std::string& path);
 // Writes via a temporary file and rename, so a reader never sees a half-written file.
 void write_run_file_atomic(const std::string& path, const RunDocument& doc);
-// The same for any text output (reports, CSV): temporary file in the target's directory, then
-// rename. Throws UserError naming the path when the directory is missing or not writable.
-void write_file_atomic(const std::string& path, const std::string& content);
 
 // Sink that keeps the document on disk current after every record.
 class RunFileWriter : public RecordSink {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "report/format.hpp"
@@ -60,11 +61,18 @@ std::string value_cell(const Metric* m) {
   return m ? markdown_escape(fmt_num(m->value()) + (m->unit.empty() ? "" : " " + m->unit)) : "—";
 }
 
+// B/A, or nullopt when it cannot be formed (A zero or unknown); units must agree.
+std::optional<double> ratio_of(const Metric& a, const Metric& b) {
+  const double ratio = b.value() / a.value();
+  if (a.unit != b.unit || !std::isfinite(ratio) || a.value() == 0) return std::nullopt;
+  return ratio;
+}
+
 std::string ratio_cell(const Metric* a, const Metric* b) {
   if (!a || !b) return "";
   if (a->unit != b->unit) return "n/a (units differ)";
-  const double ratio = b->value() / a->value();
-  return std::isfinite(ratio) && a->value() != 0 ? fmt_num(ratio) : "n/a";
+  const auto ratio = ratio_of(*a, *b);
+  return ratio ? fmt_num(*ratio) : "n/a";
 }
 
 std::string sass_note(const Record& a, const Record& b) {
@@ -138,13 +146,74 @@ std::string not_compared(const std::vector<const Record*>& records, const Matchi
   return "## Not compared (skipped or failed in a run)\n\n" + t.render() + "\n";
 }
 
+// Matched records split into those both runs measured and those one of them skipped or failed.
+struct Split {
+  std::vector<const Record*> comparable, blocked;
+};
+
+Split split_matched(const Matching& m) {
+  Split s;
+  for (const Record* r : m.both)
+    (r->status == Status::Ok && m.b_of.at(r)->status == Status::Ok ? s.comparable : s.blocked).push_back(r);
+  return s;
+}
+
+nlohmann::json run_json(const RunDocument& doc) {
+  return {{"run_id", doc.run_id}, {"device", device_name(doc.device)}, {"started_at", doc.started_at},
+          {"complete", doc.complete}};
+}
+
+nlohmann::json record_ref_json(const Record& r) {
+  return {{"id", r.id}, {"params", to_json(r.params)}, {"derived", r.derived}, {"status", to_string(r.status)},
+          {"reason", r.reason}};
+}
+
+nlohmann::json metric_side_json(const Metric* m) {
+  if (!m) return nullptr;
+  return {{"value", m->value()}, {"unit", m->unit}};
+}
+
 }  // namespace
+
+nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b) {
+  const Matching m = match_records(a, b);
+  const Split split = split_matched(m);
+  nlohmann::json matched = nlohmann::json::array();
+  int metrics_compared = 0;
+  for (const Record* ra : split.comparable) {
+    const Record* rb = m.b_of.at(ra);
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const auto& name : metric_names(*ra, *rb)) {
+      const Metric* ma = ra->metric(name);
+      const Metric* mb = rb->metric(name);
+      const auto ratio = ma && mb ? ratio_of(*ma, *mb) : std::nullopt;
+      metrics_compared += ma && mb;
+      metrics.push_back({{"name", name}, {"a", metric_side_json(ma)}, {"b", metric_side_json(mb)},
+                         {"ratio", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)}});
+    }
+    matched.push_back({{"id", ra->id}, {"params", to_json(ra->params)}, {"derived", ra->derived},
+                       {"sass", {{"a", to_string(ra->sass.status)}, {"b", to_string(rb->sass.status)}}},
+                       {"metrics", metrics}});
+  }
+  nlohmann::json not_compared = nlohmann::json::array();
+  for (const Record* ra : split.blocked)
+    not_compared.push_back({{"a", record_ref_json(*ra)}, {"b", record_ref_json(*m.b_of.at(ra))}});
+  nlohmann::json only_a = nlohmann::json::array(), only_b = nlohmann::json::array();
+  for (const Record* r : m.only_a) only_a.push_back(record_ref_json(*r));
+  for (const Record* r : m.only_b) only_b.push_back(record_ref_json(*r));
+  return {{"a", run_json(a)},
+          {"b", run_json(b)},
+          {"matched", matched},
+          {"not_compared", not_compared},
+          {"only_a", only_a},
+          {"only_b", only_b},
+          {"summary", {{"matched", split.comparable.size()}, {"metrics_compared", metrics_compared},
+                       {"not_compared", split.blocked.size()}, {"only_a", m.only_a.size()}, {"only_b", m.only_b.size()}}}};
+}
 
 std::string compare_runs(const RunDocument& a, const RunDocument& b) {
   const Matching m = match_records(a, b);
-  std::vector<const Record*> comparable, blocked;
-  for (const Record* r : m.both)
-    (r->status == Status::Ok && m.b_of.at(r)->status == Status::Ok ? comparable : blocked).push_back(r);
+  const auto& [comparable, blocked] = split_matched(m);
 
   Tally tally;
   std::string tables;

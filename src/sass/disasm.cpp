@@ -1,5 +1,6 @@
 #include "sass/disasm.hpp"
 
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,12 +9,15 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace gd::sass {
 
@@ -246,19 +250,41 @@ std::vector<SassInstruction> raw_instructions(const Cubin& cubin, const Kernel& 
   return out;
 }
 
-Disassembly disassemble(const Cubin& cubin) {
-  Disassembly d;
-  const DisassemblerTools& tools = disassembler_tools();
-  if (!tools.any()) {
-    d.note = tools.missing_reason();
-    for (const auto& k : cubin.kernels()) d.kernels[k.name] = raw_instructions(cubin, k);
-    return d;
+namespace {
+
+// Bytes handed to a disassembler as /dev/fd/N of an anonymous in-memory file: nothing is ever
+// written to disk, so an interrupted command (Ctrl-C during verify) leaves no temporary cubins.
+// The descriptor is inherited by the tool that popen starts, which opens it by that name.
+class MemoryFile {
+ public:
+  MemoryFile(const void* data, std::size_t size) {
+    fd_ = ::memfd_create("gpudissect-code", 0);  // no MFD_CLOEXEC: the child must inherit it
+    if (fd_ < 0) throw Error(std::string("cannot create an in-memory file: ") + std::strerror(errno));
+    const auto* p = static_cast<const char*>(data);
+    for (std::size_t left = size; left > 0;) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw Error(std::string("cannot fill an in-memory file: ") + std::strerror(errno));
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
   }
-  TempFile file(".cubin");
-  file.write(cubin.bytes().data(), cubin.bytes().size());
+  ~MemoryFile() { ::close(fd_); }
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+  std::string path() const { return "/dev/fd/" + std::to_string(fd_); }
+
+ private:
+  int fd_ = -1;
+};
+
+// One cubin through the disassembler's ELF mode (nvdisasm -c, or cuobjdump -sass).
+Disassembly disassemble_elf(const Cubin& cubin, const DisassemblerTools& tools) {
+  Disassembly d;
+  const MemoryFile file(cubin.bytes().data(), cubin.bytes().size());
   const std::string cmd = tools.nvdisasm
-      ? shell_quote(*tools.nvdisasm) + " -c " + shell_quote(file.path()) + " 2>&1"
-      : shell_quote(*tools.cuobjdump) + " -sass " + shell_quote(file.path()) + " 2>&1";
+      ? shell_quote(*tools.nvdisasm) + " -c " + file.path() + " 2>&1"
+      : shell_quote(*tools.cuobjdump) + " -sass " + file.path() + " 2>&1";
   const CommandResult r = run_command(cmd);
   if (r.status != 0)
     throw Error("disassembler failed on an " + cubin.arch().name() + " cubin (" + cmd + "): " +
@@ -272,5 +298,107 @@ Disassembly disassemble(const Cubin& cubin) {
   }
   return d;
 }
+
+// Opcodes whose hex operands are code addresses. In raw mode nvdisasm prints them absolute
+// within the whole blob (ELF mode prints labels); rebased, they match the listing's addresses.
+bool takes_code_address(const std::string& base_opcode) {
+  static const char* const kOps[] = {"BRA", "BRX", "BSSY", "CALL", "JMP", "JMX", "RET", "SSY", "PBK", "PCNT"};
+  return std::any_of(std::begin(kOps), std::end(kOps), [&](const char* op) { return base_opcode == op; });
+}
+
+std::string rebase_code_addresses(const std::string& s, std::uint64_t start, std::uint64_t end) {
+  static const std::regex hex(R"(\b0x([0-9a-fA-F]+)\b)");
+  std::string out;
+  auto last = s.cbegin();
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), hex); it != std::sregex_iterator(); ++it) {
+    const std::uint64_t v = std::stoull((*it)[1].str(), nullptr, 16);
+    if (v < start || v >= end) continue;
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v - start));
+    out.append(last, (*it)[0].first).append(buf);
+    last = (*it)[0].second;
+  }
+  return out.append(last, s.cend());
+}
+
+struct Placed {
+  std::size_t cubin;
+  const Kernel* kernel;
+  std::uint64_t start, end;  // byte range in the blob
+};
+
+// Every kernel of cubins of one arch, concatenated and disassembled by one nvdisasm -b call.
+// nullopt when that fails (an arch its raw mode does not know): the caller uses ELF mode.
+std::optional<std::vector<Disassembly>> disassemble_raw_batch(const std::vector<const Cubin*>& cubins,
+                                                              const std::string& nvdisasm) {
+  const Arch arch = cubins.front()->arch();
+  std::vector<std::uint8_t> blob;
+  std::vector<Placed> placed;
+  for (std::size_t c = 0; c < cubins.size(); ++c)
+    for (const auto& k : cubins[c]->kernels()) {
+      const std::uint64_t start = blob.size();
+      for (std::size_t i = 0; i < k.instruction_count(); ++i) {
+        const Instruction128 w = cubins[c]->instruction(k, i);
+        for (const std::uint64_t half : {w.lo, w.hi})
+          for (int b = 0; b < 8; ++b) blob.push_back(static_cast<std::uint8_t>(half >> (8 * b)));
+      }
+      placed.push_back({c, &k, start, blob.size()});
+    }
+  std::vector<Disassembly> out(cubins.size());
+  for (auto& d : out) d.has_text = true;
+  if (!blob.empty()) {
+    const MemoryFile file(blob.data(), blob.size());
+    const std::string flag = "SM" + std::to_string(arch.sm) + (arch.specific ? "a" : "");
+    const CommandResult r = run_command(shell_quote(nvdisasm) + " -b " + flag + " " + file.path() + " 2>&1");
+    if (r.status != 0) return std::nullopt;
+    std::stringstream ss(r.output);
+    std::smatch m;
+    std::size_t at = 0;  // output is in address order, so the kernel only moves forward
+    for (std::string line; std::getline(ss, line);) {
+      if (!std::regex_match(line, m, instruction_line())) continue;
+      auto inst = parse_statement(m[2]);
+      if (!inst) continue;
+      const std::uint64_t address = std::stoull(m[1], nullptr, 16);
+      while (at < placed.size() && address >= placed[at].end) ++at;
+      if (at == placed.size() || address < placed[at].start) continue;
+      const Placed& p = placed[at];
+      inst->address = address - p.start;
+      if (takes_code_address(inst->base_opcode())) {
+        inst->text = rebase_code_addresses(inst->text, p.start, p.end);
+        for (auto& o : inst->operands) o = rebase_code_addresses(o, p.start, p.end);
+      }
+      out[p.cubin].kernels[p.kernel->name].push_back(std::move(*inst));
+    }
+  }
+  for (const Placed& p : placed) {
+    auto& insts = out[p.cubin].kernels[p.kernel->name];
+    if (insts.empty()) insts = raw_instructions(*cubins[p.cubin], *p.kernel);
+    else join_raw(*cubins[p.cubin], *p.kernel, insts);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins) {
+  std::vector<Disassembly> out(cubins.size());
+  if (cubins.empty()) return out;
+  const DisassemblerTools& tools = disassembler_tools();
+  if (!tools.any()) {
+    for (std::size_t c = 0; c < cubins.size(); ++c) {
+      out[c].note = tools.missing_reason();
+      for (const auto& k : cubins[c]->kernels()) out[c].kernels[k.name] = raw_instructions(*cubins[c], k);
+    }
+    return out;
+  }
+  const bool one_arch = std::all_of(cubins.begin(), cubins.end(),
+                                    [&](const Cubin* c) { return c->arch() == cubins.front()->arch(); });
+  if (tools.nvdisasm && one_arch)
+    if (auto batch = disassemble_raw_batch(cubins, *tools.nvdisasm)) return std::move(*batch);
+  parallel_for(cubins.size(), [&](std::size_t c) { out[c] = disassemble_elf(*cubins[c], tools); });
+  return out;
+}
+
+Disassembly disassemble(const Cubin& cubin) { return std::move(disassemble_all({&cubin}).front()); }
 
 }  // namespace gd::sass

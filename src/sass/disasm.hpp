@@ -53,6 +53,11 @@ struct Disassembly {
   std::string note;         // why there is no text, when there is none
 };
 Disassembly disassemble(const Cubin& cubin);
+// The same for many cubins, one result per cubin in order. Cubins of one arch go to nvdisasm in
+// one call (its raw-binary mode over all their kernels: it spends about half a second starting,
+// whatever the size); branch targets are then rebased to each kernel, as its addresses are.
+// Other cases (mixed archs, only cuobjdump) run one call per cubin, on all cores.
+std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins);
 // Raw words and control words only, for one kernel.
 std::vector<SassInstruction> raw_instructions(const Cubin& cubin, const Kernel& kernel);
 

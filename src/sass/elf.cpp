@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -233,6 +234,9 @@ std::string demangle(const std::string& mangled) {
 }
 
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  // A folder opens fine as a stream and then fails to read with an exception of the library's.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UserError("'" + path + "' is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError("cannot open '" + path + "'");
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

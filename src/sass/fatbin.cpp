@@ -60,14 +60,18 @@ std::vector<FatbinEntry> parse_fatbin(Bytes section) {
   return out;
 }
 
+// The path is the user's (--exe) or ours: a file that is not an executable with readable CUDA
+// code is bad input either way, not a broken environment.
 std::vector<FatbinEntry> fatbin_entries_of(const std::string& path) {
-  ElfFile exe(read_file_bytes(path));
-  const ElfSection* s = exe.find_section(".nv_fatbin");
-  if (!s) return {};
   try {
+    ElfFile exe(read_file_bytes(path));
+    const ElfSection* s = exe.find_section(".nv_fatbin");
+    if (!s) return {};
     return parse_fatbin(exe.section_data(*s));
+  } catch (const UserError&) {
+    throw;
   } catch (const Error& e) {
-    throw Error("'" + path + "': " + e.what());
+    throw UserError("'" + path + "': " + e.what());
   }
 }
 

@@ -1,10 +1,12 @@
 #include "sass/verify.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <sstream>
 
 #include "core/match.hpp"
+#include "core/parallel.hpp"
 
 namespace gd::sass {
 
@@ -64,6 +66,10 @@ std::string kernel_summary(const KernelCode& k, const SassExpectation& e) {
 
 }  // namespace
 
+SassCheck no_kernel_check() {
+  return {SassStatus::NotApplicable, "no SM kernel runs by design: nothing of ours to check"};
+}
+
 bool opcode_matches(const std::string& pattern, const std::string& opcode) {
   // Modifiers are compared as whole tokens, in order, and the instruction may carry more than
   // the pattern names (a cache hint such as .EF does not change what "STG.E.128" means).
@@ -104,16 +110,31 @@ std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion re
 
 // ----------------------------------------------------------------------------------- CodeBase
 
-CodeBase::CodeBase(Arch arch, const std::vector<const Cubin*>& cubins) : arch_(arch) {
-  for (const Cubin* c : cubins) {
-    Disassembly d = disassemble(*c);
+CodeBase::CodeBase(Arch arch, const std::vector<const Cubin*>& cubins,
+                   const std::optional<std::vector<std::string>>& kernel_globs)
+    : arch_(arch) {
+  const auto named = [&](const Cubin* c) {
+    if (!kernel_globs) return true;
+    return std::any_of(c->kernels().begin(), c->kernels().end(), [&](const Kernel& k) {
+      return std::any_of(kernel_globs->begin(), kernel_globs->end(),
+                         [&](const std::string& g) { return glob_match(g, k.demangled) || glob_match(g, k.name); });
+    });
+  };
+  std::vector<const Cubin*> needed;
+  std::copy_if(cubins.begin(), cubins.end(), std::back_inserter(needed), named);
+  auto disassembled = disassemble_all(needed);
+  for (std::size_t i = 0; i < needed.size(); ++i) {
+    Disassembly& d = disassembled[i];
     if (!d.has_text) {
       has_text_ = false;
       note_ = d.note;
     }
-    for (const auto& k : c->kernels())
+    for (const auto& k : needed[i]->kernels())
       kernels_.push_back({k.name, k.demangled, std::move(d.kernels[k.name])});
   }
+  for (const Cubin* c : cubins)
+    if (!named(c))
+      for (const auto& k : c->kernels()) kernels_.push_back({k.name, k.demangled, raw_instructions(*c, k)});
 }
 
 std::vector<const KernelCode*> CodeBase::match(const std::string& glob) const {
@@ -147,8 +168,7 @@ SassCheck check_expectations(const std::vector<SassExpectation>& expectations, c
 SassCheck check_point(const ProbeSpec& probe, const CodeBase& code, const std::vector<std::string>& kernels) {
   const std::string arch = code.arch().name();
   if (kernels.empty()) {
-    if (probe.runs_no_sm_kernel)
-      return {SassStatus::NotApplicable, "no SM kernel runs by design: nothing of ours to check"};
+    if (probe.runs_no_sm_kernel) return no_kernel_check();
     return {SassStatus::Unverified, "the point recorded no kernel launch: nothing ties its numbers to checked code"};
   }
   const SassCheck whole = check_expectations(probe.sass, code);
@@ -193,8 +213,7 @@ const CodeBase& Verifier::code_for(const Arch& arch) {
 }
 
 SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
-  if (probe.runs_no_sm_kernel && probe.sass.empty())
-    return {SassStatus::NotApplicable, "no SM kernel runs by design: nothing of ours to check"};
+  if (probe.runs_no_sm_kernel && probe.sass.empty()) return no_kernel_check();
   const auto available = archs();
   if (std::find(available.begin(), available.end(), arch) == available.end()) {
     std::string have;
@@ -211,6 +230,27 @@ SassCheck Verifier::verify_point(const ProbeSpec& probe, const Arch& arch, const
   const SassCheck whole = verify(probe, arch);  // also: does the binary carry this arch at all
   if (whole.status == SassStatus::Mismatch || code_for(arch).empty()) return whole;
   return check_point(probe, code_for(arch), kernels);
+}
+
+std::vector<std::vector<SassCheck>> Verifier::verify_all(const std::vector<const ProbeSpec*>& probes,
+                                                         const std::vector<Arch>& archs) {
+  std::vector<std::string> globs;
+  for (const ProbeSpec* p : probes)
+    for (const auto& e : p->sass) globs.push_back(e.kernel);
+  std::vector<std::vector<SassCheck>> checks(archs.size());
+  parallel_for(archs.size(), [&](std::size_t a) {
+    std::vector<const Cubin*> cubins;
+    for (const auto& c : embedded_.cubins)
+      if (c.arch() == archs[a]) cubins.push_back(&c);
+    if (cubins.empty()) {  // the same answer verify() gives for an arch the binary lacks
+      for (const ProbeSpec* p : probes) checks[a].push_back(verify(*p, archs[a]));
+      return;
+    }
+    const CodeBase code(archs[a], cubins, globs);
+    for (const ProbeSpec* p : probes)
+      checks[a].push_back(p->runs_no_sm_kernel && p->sass.empty() ? no_kernel_check() : check_expectations(p->sass, code));
+  });
+  return checks;
 }
 
 std::optional<Arch> Verifier::arch_for(const DeviceInfo& device) const {

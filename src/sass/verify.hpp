@@ -2,6 +2,7 @@
 // its timed region measures (opcode counts), and nothing that hollows the timing out (spills)?
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,10 @@ struct KernelCode {
 // The disassembled kernels of every cubin for one arch, searchable by glob.
 class CodeBase {
  public:
-  CodeBase(Arch arch, const std::vector<const Cubin*>& cubins);
+  // With `kernel_globs`, only cubins holding a kernel that one of them matches are disassembled;
+  // the other kernels are listed with raw words only, which no expectation looks at.
+  CodeBase(Arch arch, const std::vector<const Cubin*>& cubins,
+           const std::optional<std::vector<std::string>>& kernel_globs = std::nullopt);
   const Arch& arch() const { return arch_; }
   bool empty() const { return kernels_.empty(); }
   bool has_text() const { return has_text_; }
@@ -45,6 +49,9 @@ std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion re
 // "FFMA" matches FFMA.FTZ; "STG.E.128" matches STG.E.EF.128; "LDG.E" does not match LDG.EL.
 bool opcode_matches(const std::string& pattern, const std::string& opcode);
 
+// What a probe that runs no SM kernel by design (ProbeSpec::runs_no_sm_kernel) gets: not_applicable.
+SassCheck no_kernel_check();
+
 // Checks expectations against a code base (pure: tested with hand-built code bases).
 SassCheck check_expectations(const std::vector<SassExpectation>& expectations, const CodeBase& code);
 
@@ -61,6 +68,10 @@ class Verifier {
   std::vector<Arch> archs() const;
   SassCheck verify(const ProbeSpec& probe, const Arch& arch);
   SassCheck verify_point(const ProbeSpec& probe, const Arch& arch, const std::vector<std::string>& kernels);
+  // Every probe against every arch: checks[a][p]. Disassembles only the cubins the probes'
+  // expectations name, each arch on its own core.
+  std::vector<std::vector<SassCheck>> verify_all(const std::vector<const ProbeSpec*>& probes,
+                                                 const std::vector<Arch>& archs);
   // The arch whose code a device runs: arch_code_loaded when known, else sm_<cc>a if our binary
   // has it, else sm_<cc>. nullopt when the binary carries no SASS for the chip (PTX JIT).
   std::optional<Arch> arch_for(const DeviceInfo& device) const;

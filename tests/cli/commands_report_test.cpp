@@ -60,6 +60,30 @@ TEST(ReportCommand, MarkdownToStdout) {
   EXPECT_EQ(out.rfind("# gpudissect report: NVIDIA H200\n", 0), 0u);
 }
 
+// `--out -` created a file named "-".
+TEST(ReportCommand, DashIsStandardOutput) {
+  TempDir dir;
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  testing::internal::CaptureStdout();
+  const int rc = run_cli({"report", fixture("runs/h200_small.json"), "--format", "csv", "--out", "-"});
+  const std::string out = testing::internal::GetCapturedStdout();
+  std::filesystem::current_path(cwd);
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(out.rfind("run_id,gpu,id,category,params,", 0), 0u);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+// A symlinked output (latest.md -> runs/today.md) used to become a regular file.
+TEST(CompareCommand, WritesThroughASymlink) {
+  TempDir dir;
+  const std::string run = fixture("runs/h200_small.json");
+  std::filesystem::create_symlink("today.md", dir.file("latest.md"));
+  EXPECT_EQ(run_cli({"compare", run, run, "--out", dir.file("latest.md")}), 0);
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("latest.md")));
+  EXPECT_EQ(slurp(dir.file("today.md")).rfind("# gpudissect comparison:", 0), 0u);
+}
+
 TEST(ReportCommand, BadInputsAreUserErrors) {
   EXPECT_NE(user_error_of([] { run_cli({"report", fixture("runs/malformed.json")}); }).find("not JSON"), std::string::npos);
   EXPECT_NE(user_error_of([] { run_cli({"report", fixture("runs/wrong_schema.json")}); }).find("schema version 99"),
@@ -92,6 +116,17 @@ TEST(ImportCommand, ABadFileImportsNothing) {
   const std::string msg = user_error_of(
       [&] { run_cli({"import", fixture("runs/h200_small.json"), fixture("runs/malformed.json"), "--db", db}); });
   EXPECT_NE(msg.find("malformed.json"), std::string::npos) << msg;
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+// `import data/measured/*` took the .md and the patch-demo .txt next to the run.
+TEST(ImportCommand, AFileThatIsNotJsonIsNamedAndNothingIsImported) {
+  TempDir dir;
+  const std::string db = dir.file("results.db");
+  const std::string txt = dir.file("patch-demo.txt");
+  std::ofstream(txt) << "not a run\n";
+  const std::string msg = user_error_of([&] { run_cli({"import", fixture("runs/h200_small.json"), txt, "--db", db}); });
+  EXPECT_EQ(msg, txt + ": not a run file (run files end in .json; nothing was imported)");
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 

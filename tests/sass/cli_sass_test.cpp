@@ -2,6 +2,12 @@
 // a cubin compiled here.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -38,6 +44,16 @@ TEST(SassCommand, UnknownKernelOrArchIsAUsageError) {
   EXPECT_EQ(r.status, 2) << r.output;
 }
 
+// The notation is unreadable without a key, so the listing carries one.
+TEST(SassCommand, ExplainsTheControlWordNotation) {
+  const auto r = gpudissect("sass --arch sm_90a --kernel '*ffma_stall_chain_kernel*'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* part : {"B0-----:R-:W2:Y:S04:Ua", "wait mask", "read / write barrier", "yield", "stall:",
+                           "operand reuse"})
+    EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output.substr(0, 1200);
+  EXPECT_LT(r.output.find("wait mask"), r.output.find("// sm_90a")) << "the key comes before the listing";
+}
+
 TEST(SassCommand, ListsOurOwnKernels) {
   const auto r = gpudissect("sass --arch sm_90a --kernel '*ffma_stall_chain_kernel*'");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -59,8 +75,108 @@ INSTANTIATE_TEST_SUITE_P(Targets, VerifyCommand, ::testing::ValuesIn(testing::ta
                          [](const auto& info) { return info.param; });
 
 TEST(VerifyCommand, FilterMatchingNothingIsAUsageError) {
-  const auto r = gpudissect("verify --filter 'no.such.*'");
+  auto r = gpudissect("verify --filter 'no.such.*'");
   EXPECT_EQ(r.status, 2) << r.output;
+  r = gpudissect("verify --filter latency.example");  // the README's placeholder id
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("filter 'latency.example' matches no probe"), std::string::npos) << r.output;
+}
+
+// The same selection as `list` and `run`: a dotted prefix selects a family.
+TEST(VerifyCommand, FilterTakesTheDottedPrefixesOfListAndRun) {
+  GD_REQUIRE_DISASSEMBLER();
+  const auto r = gpudissect("verify --arch sm_90a --filter latency.alu");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("latency.alu.lop3"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("memory."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 verified, 0 mismatch, 0 unverified"), std::string::npos) << r.output;
+}
+
+TEST(VerifyCommand, AnArchTheBinaryLacksOrNoArchAtAllIsAUsageError) {
+  auto r = gpudissect("verify --arch sm_75");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("carries no sm_75 code (it has: "), std::string::npos) << r.output;
+  r = gpudissect("verify --arch hopper");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("'hopper' is not a GPU architecture"), std::string::npos) << r.output;
+}
+
+// A probe that runs no SM kernel by design has nothing to verify: not_applicable, not a failure
+// (the "nothing was verified" failure is for checks that could not be made).
+TEST(VerifyCommand, AProbeWithoutSmKernelsIsNotApplicable) {
+  const auto r = gpudissect("verify --filter memory.bandwidth.copy_engine --arch sm_90a");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 not_applicable"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("nothing was verified"), std::string::npos) << r.output;
+}
+
+// A folder where a file belongs was an internal error (exit 70).
+TEST(SassCommands, AFolderWhereAFileBelongsIsAUsageError) {
+  for (const std::string args : {"verify --exe /tmp", "sass --cubin /tmp", "isa --arch sm_90a --exe /tmp"}) {
+    const auto r = gpudissect(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("'/tmp' is a directory, not a file"), std::string::npos) << args << "\n" << r.output;
+  }
+  const auto r = gpudissect("verify --exe /etc/hostname");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("not an ELF file"), std::string::npos) << r.output;
+}
+
+TEST(SassCommands, ConflictingOptionsAreRejected) {
+  auto r = gpudissect("isa --arch sm_90a --no-corpus --corpus " + std::string(GPUDISSECT_SOURCE_DIR) + "/src/sass/corpus");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("excludes"), std::string::npos) << r.output;
+  r = gpudissect("sass --cubin a.cubin --exe b");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("excludes"), std::string::npos) << r.output;
+}
+
+TEST(IsaCommand, ACorpusThatDoesNotExistIsAnError) {
+  const auto r = gpudissect("isa --arch sm_90a --out " + testing::scratch_dir() + "/isa-nocorpus --corpus /no/such/corpus");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--corpus /no/such/corpus: no such folder"), std::string::npos) << r.output;
+}
+
+// The folder is checked before the corpus is compiled: an nvcc that leaves a mark shows whether
+// any work was started.
+TEST(IsaCommand, AnUnwritableOutFailsBeforeAnyWork) {
+  const std::string mark = testing::scratch_dir() + "/nvcc-was-run";
+  const std::string nvcc = testing::scratch_dir() + "/marking-nvcc.sh";
+  std::ofstream(nvcc) << "#!/bin/sh\ntouch " << mark << "\nexit 1\n";
+  std::filesystem::permissions(nvcc, std::filesystem::perms::owner_all);
+  auto r = run_command("GPUDISSECT_NVCC=" + nvcc + " " + std::string(GPUDISSECT_BINARY) +
+                       " isa --arch sm_90a --out /proc/gpudissect-isa 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot create output directory '/proc/gpudissect-isa'"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(mark)) << "nvcc ran before the output folder was checked";
+  r = gpudissect("isa --arch sm_90a --out -");
+  EXPECT_EQ(r.status, 2) << r.output;
+}
+
+// Ctrl-C during verify used to leave /tmp/gpudissect-*.cubin behind: cubins were written to
+// temporary files for the disassembler. They now travel as in-memory files.
+TEST(VerifyCommand, AnInterruptLeavesNoTemporaryFiles) {
+  GD_REQUIRE_DISASSEMBLER();
+  const std::filesystem::path tmp = testing::scratch_dir() + "/interrupt-tmp";
+  std::filesystem::create_directories(tmp);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("TMPDIR", tmp.c_str(), 1);
+    ::freopen("/dev/null", "w", stdout);
+    ::freopen("/dev/null", "w", stderr);
+    ::execl(GPUDISSECT_BINARY, GPUDISSECT_BINARY, "verify", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Interrupt as soon as a temporary file shows, or after a moment when none does.
+  for (int i = 0; i < 30 && std::filesystem::is_empty(tmp); ++i) ::usleep(10000);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "verify finished before it was interrupted; the test proved nothing";
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(tmp)) left.push_back(e.path().filename().string());
+  EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
 }
 
 // Every corpus file must build for every target: a file that silently stopped building would

@@ -98,6 +98,41 @@ TEST_P(DisassemblePerArch, RawInstructionsWorkWithoutADisassembler) {
   EXPECT_EQ(raw.back().control, idle_control_word()) << "last word is padding";
 }
 
+// Cubins of one arch go to the disassembler together, concatenated; a branch target must still
+// read as an offset in its own kernel, as the listing's addresses do.
+TEST_P(DisassemblePerArch, BatchedCubinsReadAsIfAlone) {
+  GD_REQUIRE_DISASSEMBLER();
+  const Cubin first = testing::compile_cubin(testing::kChainSource, GetParam());
+  const Cubin loop = testing::compile_cubin(R"(
+extern "C" __global__ void counted_loop(float* io, int n) {
+  float x = io[threadIdx.x];
+#pragma unroll 1
+  for (int i = 0; i < n; ++i) x = x * 1.5f + io[i];
+  io[threadIdx.x] = x;
+}
+)", GetParam());
+  const Kernel& k = *loop.find_kernel("counted_loop");
+  const auto batch = disassemble_all({&first, &loop});
+  const auto alone = disassemble(loop);
+  ASSERT_EQ(batch.size(), 2u);
+  const auto& together = batch[1].kernels.at(k.name);
+  const auto& single = alone.kernels.at(k.name);
+  ASSERT_EQ(together.size(), single.size());
+  int branches = 0;
+  for (std::size_t i = 0; i < single.size(); ++i) {
+    EXPECT_EQ(together[i].address, single[i].address);
+    EXPECT_EQ(together[i].text, single[i].text) << "at " << single[i].address;
+    if (single[i].base_opcode() != "BRA") continue;
+    ++branches;
+    const std::string target = single[i].operands.back();
+    ASSERT_EQ(target.rfind("0x", 0), 0u) << single[i].text;
+    EXPECT_LT(std::stoull(target, nullptr, 16), 16 * k.instruction_count()) << single[i].text;
+  }
+  EXPECT_GT(branches, 0) << "the loop compiled without a branch; the test checks nothing";
+  for (const auto& kk : first.kernels())
+    EXPECT_EQ(batch[0].kernels.at(kk.name).size(), kk.instruction_count()) << kk.name;
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, DisassemblePerArch, ::testing::ValuesIn(testing::target_archs()),
                          [](const auto& info) { return info.param; });
 

@@ -1,0 +1,71 @@
+// End to end: what main.cpp decides for every command: exit codes, write failures on standard
+// output, unknown commands. These run the real binary and never need a GPU.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sass/disasm.hpp"
+#include "sass/sass_test_util.hpp"
+
+namespace gd {
+namespace {
+
+// Standard output goes to /dev/full (every write fails with ENOSPC); stderr is captured.
+sass::CommandResult with_stdout_full(const std::string& args) {
+  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1 >/dev/full");
+}
+
+sass::CommandResult gpudissect(const std::string& args) {
+  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+const std::string kRun = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
+
+// `report RUN.json > /dev/full` used to exit 0 with nothing written.
+TEST(WriteErrors, AFullStandardOutputIsExitCode74WithAMessage) {
+  for (const std::string& args : std::vector<std::string>{"list", "list -v", "report " + kRun, "report " + kRun + " --format csv",
+                                 "compare " + kRun + " " + kRun, "--help"}) {
+    const auto r = with_stdout_full(args);
+    EXPECT_EQ(r.status, 74) << args << "\n" << r.output;
+    // The reason is known when the failing write is the last one; a stream that failed earlier
+    // no longer tells why.
+    EXPECT_TRUE(contains(r.output, "gpudissect: error: cannot write standard output")) << args << "\n" << r.output;
+  }
+}
+
+TEST(WriteErrors, AFailedCommandKeepsItsOwnExitCode) {
+  // Prints a table, then fails: a binary without our kernels is a SASS mismatch (exit 1).
+  GD_REQUIRE_DISASSEMBLER();
+  const std::string exe = sass::testing::nvcc_build("__global__ void unrelated(float* p) { p[0] = 1.0f; }\n"
+                                                    "int main() { return 0; }\n",
+                                                    "--no-compress " + sass::testing::gencode("sm_90a"), ".x");
+  const auto r = with_stdout_full("verify --exe " + exe + " --filter latency.alu.ffma");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "cannot write standard output")) << r.output;
+}
+
+TEST(UnknownCommand, NamesItselfAndSuggestsTheClosest) {
+  auto r = gpudissect("lsit");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "gpudissect: error: unknown command 'lsit'; did you mean 'list'?")) << r.output;
+  r = gpudissect("verfy --arch sm_90a");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.output, "did you mean 'verify'?")) << r.output;
+  r = gpudissect("frobnicate");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_FALSE(contains(r.output, "did you mean")) << "nothing is close to frobnicate: " << r.output;
+  EXPECT_TRUE(contains(r.output, "commands: info, list, run,")) << r.output;
+  EXPECT_FALSE(contains(r.output, "__patch-child")) << "hidden commands are not offered";
+}
+
+TEST(HelpText, ListsTheExitCodes) {
+  const auto r = gpudissect("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(contains(r.output, "74 output could not be written")) << r.output;
+}
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,161 @@
+// End to end: the README's command examples, run as written against the committed dataset. An
+// example that fails, or names a command that is gone, misleads every new user, and nothing else
+// would notice. Each code block holding a command is marked on the line above it:
+//   <!-- example: exit N -->    every line is run (sh, from a scratch folder that sees the
+//                               repository's data/, src/, scripts/) and must exit N
+//   <!-- example: gpu -->       needs a GPU: reported as skipped
+//   <!-- example: skip WHY -->  not run here, for the reason given
+//   <!-- synopsis -->           command syntax, not commands
+// A block with a command line and no marker fails the test, so no example goes unchecked.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sass/disasm.hpp"
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CodeBlock {
+  int line = 0;        // README line of its first line of code
+  std::string marker;  // the <!-- ... --> text above it, trimmed; empty when none
+  std::vector<std::string> code;
+};
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+// Fenced (```) and indented (4 spaces after a blank line) blocks, each with the marker comment
+// on the nearest non-blank line above it.
+std::vector<CodeBlock> code_blocks(const std::string& markdown) {
+  std::vector<std::string> lines;
+  std::stringstream ss(markdown);
+  for (std::string l; std::getline(ss, l);) lines.push_back(l);
+  std::vector<CodeBlock> blocks;
+  const auto marker_above = [&](std::size_t i) {
+    while (i > 0 && trim(lines[i - 1]).empty()) --i;
+    if (i == 0) return std::string();
+    static const std::regex comment(R"(^\s*<!--\s*(.*?)\s*-->\s*$)");
+    std::smatch m;
+    return std::regex_match(lines[i - 1], m, comment) ? m[1].str() : std::string();
+  };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("```", 0) == 0) {
+      CodeBlock b{int(i + 2), marker_above(i), {}};
+      for (++i; i < lines.size() && lines[i].rfind("```", 0) != 0; ++i) b.code.push_back(lines[i]);
+      blocks.push_back(b);
+    } else if (lines[i].rfind("    ", 0) == 0 && (i == 0 || trim(lines[i - 1]).empty())) {
+      CodeBlock b{int(i + 1), marker_above(i), {}};
+      for (; i < lines.size() && (lines[i].rfind("    ", 0) == 0 || trim(lines[i]).empty()); ++i)
+        if (!trim(lines[i]).empty()) b.code.push_back(lines[i].substr(4));
+      blocks.push_back(b);
+      --i;  // the line that ended the block may start the next one
+    }
+  }
+  return blocks;
+}
+
+bool is_command(const std::string& line) {
+  static const std::regex command(R"(^\s*(gpudissect\s|scripts/\S+))");
+  return std::regex_search(line, command);
+}
+
+// A folder to run examples from: what they write (h200.md, measured.db, isa-sm_90a/) lands here,
+// not in the checkout, and `gpudissect` on PATH is the binary under test.
+class ExampleSandbox {
+ public:
+  ExampleSandbox() {
+    fs::create_directories(dir_.path() / "bin");
+    fs::create_symlink(GPUDISSECT_BINARY, dir_.path() / "bin" / "gpudissect");
+    for (const char* sub : {"data", "docs", "schemas", "scripts", "src"})
+      fs::create_directory_symlink(fs::path(GPUDISSECT_SOURCE_DIR) / sub, dir_.path() / sub);
+  }
+  sass::CommandResult run(const std::string& line) const {
+    const std::string dir = dir_.path().string();
+    return sass::run_command("cd " + sass::shell_quote(dir) + " && PATH=" + sass::shell_quote(dir + "/bin") +
+                             ":\"$PATH\" sh -c " + sass::shell_quote(line) + " 2>&1");
+  }
+
+ private:
+  test_support::TempDir dir_;
+};
+
+std::string readme() {
+  std::ifstream in(std::string(GPUDISSECT_SOURCE_DIR) + "/README.md");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(ReadmeExamples, EveryCommandBlockIsMarked) {
+  int marked = 0;
+  for (const auto& b : code_blocks(readme())) {
+    const bool has_command = std::any_of(b.code.begin(), b.code.end(), is_command);
+    if (!has_command) continue;
+    static const std::regex known(R"(^(example: (exit \d+|gpu|skip .+)|synopsis)$)");
+    EXPECT_TRUE(std::regex_match(b.marker, known))
+        << "README.md:" << b.line << ": a command block needs <!-- example: exit N -->, <!-- example: gpu -->, "
+        << "<!-- example: skip WHY --> or <!-- synopsis --> on the line above it (found '" << b.marker << "')";
+    ++marked;
+  }
+  EXPECT_GE(marked, 5) << "the parser found too few command blocks; did the README's format change?";
+}
+
+TEST(ReadmeExamples, OfflineExamplesExitAsDocumented) {
+  const ExampleSandbox sandbox;
+  const bool disassembler = sass::disassembler_tools().any();
+  static const std::regex needs_disassembler(R"(^\s*gpudissect\s+(verify|sass|isa)\b)");
+  int ran = 0;
+  for (const auto& b : code_blocks(readme())) {
+    std::smatch m;
+    static const std::regex exit_marker(R"(^example: exit (\d+)$)");
+    const bool runnable = std::regex_match(b.marker, m, exit_marker);
+    for (const auto& line : b.code) {
+      const std::string cmd = trim(line);
+      if (cmd.empty() || cmd[0] == '#') continue;
+      if (!runnable) {
+        if (b.marker.rfind("example:", 0) == 0)
+          std::cout << "[ README   ] skipped (" << (b.marker == "example: gpu" ? "needs a GPU" : b.marker.substr(14))
+                    << "): " << cmd << "\n";
+        continue;
+      }
+      if (!disassembler && std::regex_search(cmd, needs_disassembler)) {
+        std::cout << "[ README   ] skipped (" << sass::disassembler_tools().missing_reason() << "): " << cmd << "\n";
+        continue;
+      }
+      const auto r = sandbox.run(cmd);
+      EXPECT_EQ(r.status, std::stoi(m[1])) << "README.md:" << b.line << ": " << cmd << "\n" << r.output.substr(0, 3000);
+      ++ran;
+    }
+  }
+  EXPECT_GE(ran, 10) << "too few README examples ran; did the markers change?";
+}
+
+// The checks above stand on the parser; a README snippet shows what it must see.
+TEST(ReadmeExamples, ParserFindsMarkersAndBothBlockKinds) {
+  const auto blocks = code_blocks(
+      "Text\n\n<!-- example: exit 2 -->\n```sh\ngpudissect lsit\n```\n\n"
+      "<!-- synopsis -->\n\n    gpudissect info [--json]\n    more\n\nEnd\n\n```cpp\nint x;\n```\n");
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[0].marker, "example: exit 2");
+  EXPECT_EQ(blocks[0].code, std::vector<std::string>{"gpudissect lsit"});
+  EXPECT_EQ(blocks[1].marker, "synopsis");
+  EXPECT_EQ(blocks[1].code, (std::vector<std::string>{"gpudissect info [--json]", "more"}));
+  EXPECT_EQ(blocks[2].marker, "");
+  EXPECT_FALSE(is_command(blocks[2].code[0]));
+  EXPECT_TRUE(is_command("scripts/run_suite.sh --quick"));
+  EXPECT_FALSE(is_command("scripts/        setup, build, test"));
+}
+
+}  // namespace
+}  // namespace gd
