@@ -45,6 +45,10 @@ std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion re
 // "FFMA" matches FFMA.FTZ; "STG.E.128" matches STG.E.EF.128; "LDG.E" does not match LDG.EL.
 bool opcode_matches(const std::string& pattern, const std::string& opcode);
 
+// Why a probe's compute-capability range (needs.min_cc / max_cc) excludes an arch, or empty when
+// it does not. Such a probe never runs on that arch, so its SASS there is not applicable.
+std::string outside_cc_range(const Requirements& needs, const Arch& arch);
+
 // Checks expectations against a code base (pure: tested with hand-built code bases).
 SassCheck check_expectations(const std::vector<SassExpectation>& expectations, const CodeBase& code);
 
