@@ -212,8 +212,18 @@ const CodeBase& Verifier::code_for(const Arch& arch) {
   return *cache_.back().second;
 }
 
+std::string outside_cc_range(const Requirements& needs, const Arch& arch) {
+  const bool below = needs.min_cc > 0 && arch.sm < needs.min_cc;
+  const bool above = needs.max_cc > 0 && arch.sm > needs.max_cc;
+  if (!below && !above) return {};
+  return "gated off " + arch.name() + ": the probe needs compute capability " +
+         (needs.min_cc > 0 ? std::to_string(needs.min_cc) : std::string("any")) + " to " +
+         (needs.max_cc > 0 ? std::to_string(needs.max_cc) : std::string("any"));
+}
+
 SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
   if (probe.runs_no_sm_kernel && probe.sass.empty()) return no_kernel_check();
+  if (std::string why = outside_cc_range(probe.needs, arch); !why.empty()) return {SassStatus::NotApplicable, why};
   const auto available = archs();
   if (std::find(available.begin(), available.end(), arch) == available.end()) {
     std::string have;
@@ -228,7 +238,8 @@ SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
 SassCheck Verifier::verify_point(const ProbeSpec& probe, const Arch& arch, const std::vector<std::string>& kernels) {
   if (kernels.empty() && probe.runs_no_sm_kernel) return check_point(probe, code_for(arch), kernels);
   const SassCheck whole = verify(probe, arch);  // also: does the binary carry this arch at all
-  if (whole.status == SassStatus::Mismatch || code_for(arch).empty()) return whole;
+  if (whole.status == SassStatus::Mismatch || whole.status == SassStatus::NotApplicable || code_for(arch).empty())
+    return whole;
   return check_point(probe, code_for(arch), kernels);
 }
 
@@ -247,8 +258,12 @@ std::vector<std::vector<SassCheck>> Verifier::verify_all(const std::vector<const
       return;
     }
     const CodeBase code(archs[a], cubins, globs);
-    for (const ProbeSpec* p : probes)
-      checks[a].push_back(p->runs_no_sm_kernel && p->sass.empty() ? no_kernel_check() : check_expectations(p->sass, code));
+    for (const ProbeSpec* p : probes) {
+      if (p->runs_no_sm_kernel && p->sass.empty()) checks[a].push_back(no_kernel_check());
+      else if (std::string why = outside_cc_range(p->needs, archs[a]); !why.empty())
+        checks[a].push_back({SassStatus::NotApplicable, why});
+      else checks[a].push_back(check_expectations(p->sass, code));
+    }
   });
   return checks;
 }

@@ -51,6 +51,9 @@ bool opcode_matches(const std::string& pattern, const std::string& opcode);
 
 // What a probe that runs no SM kernel by design (ProbeSpec::runs_no_sm_kernel) gets: not_applicable.
 SassCheck no_kernel_check();
+// Why a probe's compute-capability range (needs.min_cc / max_cc) excludes an arch, or empty when
+// it does not. Such a probe never runs on that arch, so its SASS there is not applicable.
+std::string outside_cc_range(const Requirements& needs, const Arch& arch);
 
 // Checks expectations against a code base (pure: tested with hand-built code bases).
 SassCheck check_expectations(const std::vector<SassExpectation>& expectations, const CodeBase& code);

@@ -24,6 +24,23 @@ TEST(OpcodeMatches, BaseOrModifierPrefix) {
   EXPECT_FALSE(opcode_matches("STG.128.E", "STG.E.128")) << "order matters";
 }
 
+TEST(OutsideCcRange, GatesOnlyArchsTheRangeExcludes) {
+  Requirements any;
+  EXPECT_EQ(outside_cc_range(any, Arch{80, false}), "");
+  Requirements hopper_to_sm100;
+  hopper_to_sm100.min_cc = 90;
+  hopper_to_sm100.max_cc = 119;
+  EXPECT_EQ(outside_cc_range(hopper_to_sm100, Arch{90, true}), "");
+  EXPECT_EQ(outside_cc_range(hopper_to_sm100, Arch{100, true}), "");
+  EXPECT_EQ(outside_cc_range(hopper_to_sm100, Arch{119, true}), "") << "max_cc is inclusive";
+  EXPECT_NE(outside_cc_range(hopper_to_sm100, Arch{120, true}).find("sm_120a"), std::string::npos);
+  EXPECT_NE(outside_cc_range(hopper_to_sm100, Arch{80, false}), "");
+  Requirements from_sm120;
+  from_sm120.min_cc = 120;
+  EXPECT_NE(outside_cc_range(from_sm120, Arch{100, true}), "");
+  EXPECT_EQ(outside_cc_range(from_sm120, Arch{120, true}), "");
+}
+
 class VerifyPerArch : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {

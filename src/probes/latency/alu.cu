@@ -1,18 +1,20 @@
-// Dependent-chain latency of the basic ALU operations (FFMA, IADD3, IMAD, LOP3): the number of
-// cycles a kernel author must hide with independent work between a result and its use.
+// Dependent-chain latency of the catalog of ALU, FP, SFU and conversion instructions
+// (alu_catalog.cuh): the number of cycles a kernel author must hide with independent work
+// between a result and its use, per instruction.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "analysis/chain.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
-#include "core/ptx.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
+#include "alu_catalog.cuh"
 
 namespace gd {
 namespace {
@@ -23,28 +25,12 @@ namespace {
 constexpr int kTrips = 64;
 constexpr int kUnrolls[] = {32, 64, 128, 256};
 
-// Each op: one dependent step, the same function on host and device (outputs are checked).
-struct FfmaStep {
-  using T = float;
-  __host__ __device__ static T step(T x, T a, T b) { return ptx::ffma(x, a, b); }
-};
-struct Iadd3Step {
-  using T = uint32_t;
-  __host__ __device__ static T step(T x, T a, T b) { return ptx::iadd3(x, a, b); }
-};
-struct ImadStep {
-  using T = uint32_t;
-  __host__ __device__ static T step(T x, T a, T b) { return ptx::imad(x, a, b); }
-};
-struct Lop3Step {
-  using T = uint32_t;
-  __host__ __device__ static T step(T x, T a, T b) { return ptx::lop3_xor3(x, a, b); }
-};
-
+// x starts from memory, one value per lane: a kernel parameter would be warp-uniform, and
+// ptxas then runs integer chains on the uniform datapath (UIADD3, UPOPC), not the one named.
 template <class Op, int Unroll>
-__global__ void alu_chain_kernel(typename Op::T* out, RegionTiming* timing, typename Op::T x0,
+__global__ void alu_chain_kernel(typename Op::T* out, RegionTiming* timing, const typename Op::T* x0,
                                  typename Op::T a, typename Op::T b, int trips) {
-  typename Op::T x = x0;
+  typename Op::T x = x0[threadIdx.x];
   RegionClock clock;
   clock.begin();
 #pragma unroll 1
@@ -59,26 +45,38 @@ __global__ void alu_chain_kernel(typename Op::T* out, RegionTiming* timing, type
   }
 }
 
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof(T)) == 0;
+// Why a device result is not the host reference's, or empty when it is.
+template <class Op>
+std::string reference_mismatch(typename Op::T got, typename Op::T want) {
+  using T = typename Op::T;
+  if constexpr (Op::tolerance.exact()) {
+    if (std::memcmp(&got, &want, sizeof(T)) == 0) return {};
+  } else {
+    const double g = double(got), w = double(want);
+    if (std::isfinite(g) && std::abs(g - w) <= Op::tolerance.abs + Op::tolerance.rel * std::abs(w)) return {};
+  }
+  const auto show = [](T v) {
+    if constexpr (std::is_floating_point_v<T>) return std::to_string(v);
+    else return std::to_string(static_cast<unsigned long long>(v));
+  };
+  return "chain result " + show(got) + " differs from the host reference " + show(want) +
+         (Op::tolerance.exact() ? " (bit-exact expected)" : " (beyond the tolerance)") +
+         ": the timed code is not the chain";
 }
 
 template <class Op>
 void run_alu_latency(ProbeContext& ctx) {
   using T = typename Op::T;
-  std::mt19937_64 rng(std::random_device{}());
-  // Values stay finite and non-trivial: a in (0.5, 1) keeps an FFMA chain from overflowing.
-  std::uniform_real_distribution<float> real(0.5f, 1.0f);
-  const T x0 = std::is_floating_point_v<T> ? T(real(rng)) : T(rng());
-  const T a = std::is_floating_point_v<T> ? T(real(rng)) : T(rng() | 1);
-  const T b = std::is_floating_point_v<T> ? T(real(rng)) : T(rng());
-
+  alu_catalog::Rng rng(std::random_device{}());
+  const auto [x0, a, b] = Op::inputs(rng);
+  constexpr int kLanes = 32;
+  DeviceBuffer<T> in(kLanes);
+  in.from_host(std::vector<T>(kLanes, x0));
   DeviceBuffer<T> out(1);
   DeviceBuffer<RegionTiming> timing(1);
   const auto run_chain = [&](std::int64_t steps) {
     const int unroll = int(steps / kTrips);
-    const auto go = [&](auto kernel) { launch(ctx, kernel, {1, 32}, out.get(), timing.get(), x0, a, b, kTrips); };
+    const auto go = [&](auto kernel) { launch(ctx, kernel, {1, kLanes}, out.get(), timing.get(), in.get(), a, b, kTrips); };
     switch (unroll) {
       case kUnrolls[0]: go(alu_chain_kernel<Op, kUnrolls[0]>); break;
       case kUnrolls[1]: go(alu_chain_kernel<Op, kUnrolls[1]>); break;
@@ -89,8 +87,7 @@ void run_alu_latency(ProbeContext& ctx) {
     GD_CUDA_CHECK_LAUNCH();
     T expected = x0;
     for (std::int64_t i = 0; i < steps; ++i) expected = Op::step(expected, a, b);
-    if (!same_bits(out.to_host()[0], expected))
-      throw Error("chain result differs from the host reference: the timed code is not the chain");
+    if (const std::string why = reference_mismatch<Op>(out.to_host()[0], expected); !why.empty()) throw Error(why);
     return timing.to_host()[0];
   };
   std::vector<std::int64_t> lengths;
@@ -99,14 +96,20 @@ void run_alu_latency(ProbeContext& ctx) {
 }
 
 template <class Op>
-ProbeSpec alu_latency_spec(const std::string& name, const std::string& opcode, const std::string& kernel_tag) {
+ProbeSpec alu_latency_spec() {
   ProbeSpec s;
-  s.id = "latency.alu." + name;
-  s.description = "dependent-chain latency of " + opcode + " (slope over chain lengths, one warp)";
-  // One expectation per chain length: each instantiation holds its own unroll of the named op.
-  for (int u : kUnrolls)
-    s.sass.push_back(expect_sass("*alu_chain_kernel<*" + kernel_tag + ", " + std::to_string(u) + ">*",
-                                 SassRegion::Clocked, {{opcode, u, -1}}));
+  s.id = std::string("latency.alu.") + Op::name;
+  s.description = std::string("dependent-chain latency of ") + Op::description + " (slope over chain lengths, one warp)";
+  s.needs.min_cc = Op::min_cc;
+  s.needs.max_cc = Op::max_cc;
+  // One expectation per chain length: each instantiation holds its own unroll of the named ops.
+  // "::Tag, " so that a tag never matches inside a longer one (Fadd in Dadd).
+  for (int u : kUnrolls) {
+    std::vector<OpcodeExpectation> require;
+    for (const auto& op : Op::sass()) require.push_back({op.opcode, int(op.per_step * u), -1});
+    s.sass.push_back(expect_sass(std::string("*alu_chain_kernel<*::") + Op::tag + ", " + std::to_string(u) + ">*",
+                                 SassRegion::Clocked, require));
+  }
   s.metrics = chain_latency_metrics("cycles from a result to its dependent use");
   s.run = run_alu_latency<Op>;
   s.time_cap_s = 3;
@@ -114,10 +117,10 @@ ProbeSpec alu_latency_spec(const std::string& name, const std::string& opcode, c
   return s;
 }
 
-GD_REGISTER_PROBE(alu_latency_spec<FfmaStep>("ffma", "FFMA", "FfmaStep"));
-GD_REGISTER_PROBE(alu_latency_spec<Iadd3Step>("iadd3", "IADD3", "Iadd3Step"));
-GD_REGISTER_PROBE(alu_latency_spec<ImadStep>("imad", "IMAD", "ImadStep"));
-GD_REGISTER_PROBE(alu_latency_spec<Lop3Step>("lop3", "LOP3.LUT", "Lop3Step"));
+[[maybe_unused]] const bool registered = [] {
+  alu_catalog::for_each_variant([](auto* row) { ProbeRegistration{alu_latency_spec<std::remove_pointer_t<decltype(row)>>()}; });
+  return true;
+}();
 
 }  // namespace
 }  // namespace gd

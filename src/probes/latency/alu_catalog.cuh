@@ -1,0 +1,225 @@
+// The instruction catalog behind latency.alu.*: one row per instruction variant (its dependent
+// step, run on the device and as the host reference, its operands, the SASS its chain must
+// compile to, and how exactly the host can reproduce it). alu.cu times each row; the tenth
+// variant costs a row here, not a file.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "core/ptx.cuh"
+
+namespace gd::alu_catalog {
+
+using Rng = std::mt19937_64;
+
+// How close the device result must be to the host reference. Both zero: bit-exact. Approximate
+// (MUFU) steps pass when |device - host| <= abs + rel * |host|.
+struct Tolerance {
+  double rel = 0;
+  double abs = 0;
+  constexpr bool exact() const { return rel == 0 && abs == 0; }
+};
+inline constexpr Tolerance kExact{};
+
+// An opcode the chain must contain, as a count per dependent step (scaled by the unroll).
+// 0.5 for opcodes ptxas alternates with another on every other step.
+struct OpcodePerStep {
+  const char* opcode;
+  double per_step = 1;
+};
+
+// Compute-capability range a variant's expected SASS exists in (0: unbounded).
+template <int Min = 0, int Max = 0>
+struct CcRange {
+  static constexpr int min_cc = Min;
+  static constexpr int max_cc = Max;
+};
+using AnyCc = CcRange<>;
+using FromSm90 = CcRange<90>;
+using BeforeSm120 = CcRange<0, 119>;
+using Sm90ToSm119 = CcRange<90, 119>;
+using FromSm120 = CcRange<120>;
+
+// --- operand set-ups: {x0, a, b}, random at run time, in ranges where the chain stays finite ---
+inline double uniform(Rng& r, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(r); }
+inline uint32_t u32(Rng& r) { return uint32_t(r()); }
+
+inline std::array<uint32_t, 3> bits32(Rng& r) { return {u32(r), u32(r), u32(r)}; }
+inline std::array<uint32_t, 3> odd_multiplier(Rng& r) { return {u32(r), u32(r) | 1u, u32(r)}; }
+// A shift count in 1..31: 0 would make a funnel shift a copy.
+inline std::array<uint32_t, 3> shift_count(Rng& r) { return {u32(r), u32(r), 1u + u32(r) % 31u}; }
+// Selector nibble 0 picks a byte of x, so every step depends on the last.
+inline std::array<uint32_t, 3> prmt_selector(Rng& r) { return {u32(r), u32(r), (u32(r) & ~0xfu) | (u32(r) % 4u)}; }
+inline std::array<uint32_t, 3> bmsk_width(Rng& r) { return {u32(r), 1u + u32(r) % 31u, 0}; }
+inline std::array<uint64_t, 3> bits64(Rng& r) { return {r(), r() | 1u, r()}; }
+
+template <class F>
+std::array<F, 3> unit(Rng& r) { return {F(uniform(r, 0.5, 1)), F(uniform(r, 0.5, 1)), F(uniform(r, 0.5, 1))}; }
+// a within 2^-10 of 1: a product chain of 16k steps neither overflows nor underflows.
+template <class F>
+std::array<F, 3> near_one(Rng& r) { return {F(uniform(r, 0.5, 1)), F(1 + uniform(r, -1, 1) / 1024), F(0)}; }
+template <class F>
+std::array<F, 3> wide(Rng& r) { return {F(uniform(r, -1e3, 1e3)), F(uniform(r, -1e3, 1e3)), F(0)}; }
+inline std::array<float, 3> positive(Rng& r) { return {float(uniform(r, 0.5, 2)), 0, 0}; }
+inline std::array<float, 3> signed_unit(Rng& r) { return {float(uniform(r, -1, 1)), 0, 0}; }
+// x = log2(x) + 3 contracts to about 5.45, where the slope is below 1.
+inline std::array<float, 3> log_offset(Rng& r) { return {float(uniform(r, 1, 8)), 3.0f, 0}; }
+
+// Packed 16-bit lanes from two float ranges.
+inline uint32_t pack2(Rng& r, double lo, double hi, bool bf16) {
+  uint32_t d = 0;
+  for (int lane = 0; lane < 2; ++lane) {
+    const float f = float(uniform(r, lo, hi));
+    d |= (bf16 ? ptx::float_to_bf16_bits(f) : ptx::float_to_half_bits(f)) << (16 * lane);
+  }
+  return d;
+}
+inline std::array<uint32_t, 3> half_add(Rng& r) { return {pack2(r, 0.5, 1, false), pack2(r, 1.0 / 64, 1.0 / 32, false), 0}; }
+inline std::array<uint32_t, 3> half_mul(Rng& r) { return {pack2(r, 0.5, 1, false), pack2(r, 1 - 1.0 / 128, 1 + 1.0 / 128, false), 0}; }
+inline std::array<uint32_t, 3> half_fma(Rng& r) {
+  return {pack2(r, 0.5, 1, false), pack2(r, 0.5, 0.9, false), pack2(r, 0, 0.25, false)};
+}
+inline std::array<uint32_t, 3> half_unit(Rng& r) { return {pack2(r, -1, 1, false), pack2(r, 0, 1, false), pack2(r, -1, 0, false)}; }
+inline std::array<uint32_t, 3> bf16_fma(Rng& r) { return {pack2(r, 0.5, 1, true), pack2(r, 0.5, 0.9, true), pack2(r, 0, 0.25, true)}; }
+
+// One row. Step: an expression in x (the chain value), a and b (operands from Setup).
+#define GD_ALU_VARIANT(Tag, Name, Type, Setup, Tol, Cc, Desc, Step, ...)                              \
+  struct Tag : Cc {                                                                                   \
+    using T = Type;                                                                                   \
+    static constexpr const char* name = Name;                                                         \
+    static constexpr const char* tag = #Tag;                                                          \
+    static constexpr const char* description = Desc;                                                  \
+    static constexpr Tolerance tolerance = Tol;                                                       \
+    __host__ __device__ static T step(T x, T a, T b) { (void)a; (void)b; return Step; }             \
+    static std::array<T, 3> inputs(Rng& r) { return Setup(r); }                                      \
+    static std::vector<OpcodePerStep> sass() { return {__VA_ARGS__}; }                              \
+  }
+
+// clang-format off
+// --- integer ------------------------------------------------------------------------------------
+GD_ALU_VARIANT(Iadd3, "iadd3", uint32_t, bits32, kExact, AnyCc, "IADD3 (two adds fused)", ptx::iadd3(x, a, b), {"IADD3"});
+GD_ALU_VARIANT(Imad, "imad", uint32_t, odd_multiplier, kExact, AnyCc, "IMAD", ptx::imad(x, a, b), {"IMAD"});
+GD_ALU_VARIANT(Lop3, "lop3", uint32_t, bits32, kExact, AnyCc, "LOP3.LUT (xor of three)", ptx::lop3_xor3(x, a, b), {"LOP3.LUT"});
+GD_ALU_VARIANT(ImadHi, "imad_hi", uint32_t, bits32, kExact, AnyCc, "IMAD.HI.U32 (mad.hi.u32)", ptx::imad_hi(x, a, b), {"IMAD.HI.U32"});
+GD_ALU_VARIANT(ImadWide, "imad_wide", uint64_t, bits64, kExact, BeforeSm120,
+               "IMAD.WIDE.U32 (mad.wide.u32, 64-bit result feeding the next step; sm_120's ptxas keeps only the "
+               "high word live and emits IMAD.HI.U32 instead)", ptx::imad_wide(x, a, b), {"IMAD.WIDE.U32"});
+GD_ALU_VARIANT(Iadd64, "iadd64", uint64_t, bits64, kExact, BeforeSm120,
+               "64-bit add: an IADD3 per step for the low word, and one IADD3.X with two carries per two steps "
+               "for the high word (ptxas merges them); sm_120 has IADD.64: iadd64_native",
+               ptx::iadd64(x, a), {"IADD3", 1.5}, {"IADD3.X", 0.5});
+GD_ALU_VARIANT(Iadd64Native, "iadd64_native", uint64_t, bits64, kExact, FromSm120,
+               "64-bit add as one IADD.64 (sm_120 on; earlier chips use a carry pair: iadd64)", ptx::iadd64(x, a), {"IADD.64"});
+GD_ALU_VARIANT(Imad64, "imad64", uint64_t, bits64, kExact, AnyCc,
+               "64-bit multiply-add (mad.lo.u64): IMAD.WIDE.U32 + 2 IMAD + IADD3 sequence", ptx::imad64(x, a, b),
+               {"IMAD.WIDE.U32"}, {"IMAD", 3}, {"IADD3"});
+GD_ALU_VARIANT(ShfL, "shf_l", uint32_t, shift_count, kExact, AnyCc, "SHF.L.W.U32.HI (funnel shift left)",
+               ptx::shf_l_wrap(x, a, b), {"SHF.L.W.U32.HI"});
+GD_ALU_VARIANT(ShfR, "shf_r", uint32_t, shift_count, kExact, AnyCc, "SHF.R.W.U32 (funnel shift right)",
+               ptx::shf_r_wrap(x, a, b), {"SHF.R.W.U32"});
+GD_ALU_VARIANT(Prmt, "prmt", uint32_t, prmt_selector, kExact, AnyCc, "PRMT (byte permute)", ptx::prmt(x, a, b), {"PRMT"});
+GD_ALU_VARIANT(Popc, "popc", uint32_t, bits32, kExact, AnyCc, "POPC (settles to a fixed point; each step still runs POPC)",
+               ptx::popc(x), {"POPC"});
+GD_ALU_VARIANT(Flo, "flo", uint32_t, bits32, kExact, AnyCc, "FLO.U32 (bfind.u32)", ptx::bfind(x), {"FLO.U32"});
+GD_ALU_VARIANT(Brev, "brev", uint32_t, bits32, kExact, AnyCc, "BREV", ptx::brev(x), {"BREV"});
+GD_ALU_VARIANT(Bmsk, "bmsk", uint32_t, bmsk_width, kExact, AnyCc, "BMSK.W (bit mask from position and width)",
+               ptx::bmsk_wrap(x, a), {"BMSK.W"});
+GD_ALU_VARIANT(IabsLop3, "iabs_lop3", uint32_t, bits32, kExact, AnyCc,
+               "pair: LOP3 + IABS (abs of abs folds, so an xor keeps each IABS live)", ptx::iabs(x ^ a), {"IABS"}, {"LOP3.LUT"});
+GD_ALU_VARIANT(Imnmx, "imnmx_pair", uint32_t, bits32, kExact, FromSm90,
+               "pair: min then max (VIMNMX on sm_90+; sm_80 code uses IMNMX); one min alone merges into VIMNMX3",
+               ptx::imin_imax_s32(x, a, b), {"VIMNMX", 2});
+GD_ALU_VARIANT(IsetpSel, "isetp_sel", uint32_t, bits32, kExact, AnyCc, "pair: ISETP + SEL through the predicate",
+               ptx::setp_sel(x, a, b), {"ISETP"}, {"SEL"});
+GD_ALU_VARIANT(Dp4a, "dp4a", uint32_t, bits32, kExact, AnyCc, "IDP.4A.U8.U8", ptx::dp4a_u32(x, a, b), {"IDP.4A"});
+GD_ALU_VARIANT(Dp2a, "dp2a", uint32_t, bits32, kExact, AnyCc, "IDP.2A.LO.U16.U8", ptx::dp2a_lo_u32(x, a, b), {"IDP.2A.LO"});
+GD_ALU_VARIANT(Vimax3, "dpx_vimax3", uint32_t, bits32, kExact, Sm90ToSm119,
+               "Hopper DPX __vimax3_s32: VIMNMX3 (hardware on sm_90/sm_100; emulated on sm_120)",
+               ptx::vimax3_s32(x, a, b), {"VIMNMX3"});
+GD_ALU_VARIANT(Viaddmax, "dpx_viaddmax", uint32_t, bits32, kExact, Sm90ToSm119,
+               "Hopper DPX __viaddmax_s32: VIADDMNMX (hardware on sm_90/sm_100; emulated on sm_120)",
+               ptx::viaddmax_s32(x, a, b), {"VIADDMNMX"});
+GD_ALU_VARIANT(Vadd2, "simd_vadd2", uint32_t, bits32, kExact, FromSm90,
+               "SIMD __vadd2: VIADD.16x2 (sm_90+; an IADD3/LOP3 sequence on sm_80)", ptx::vadd2(x, a), {"VIADD.16x2"});
+GD_ALU_VARIANT(Vabsdiff4, "simd_vabsdiff4", uint32_t, bits32, kExact, BeforeSm120,
+               "SIMD __vabsdiffu4: VABSDIFF4.U8 (emulated on sm_120)", ptx::vabsdiffu4(x, a), {"VABSDIFF4.U8"});
+// --- FP32 ---------------------------------------------------------------------------------------
+GD_ALU_VARIANT(Ffma, "ffma", float, unit<float>, kExact, AnyCc, "FFMA", ptx::ffma(x, a, b), {"FFMA"});
+GD_ALU_VARIANT(Fadd, "fadd", float, unit<float>, kExact, AnyCc, "FADD", ptx::fadd_rn(x, a), {"FADD"});
+GD_ALU_VARIANT(Fmul, "fmul", float, near_one<float>, kExact, AnyCc, "FMUL", ptx::fmul_rn(x, a), {"FMUL"});
+GD_ALU_VARIANT(Fmnmx, "fmnmx", float, unit<float>, kExact, AnyCc,
+               "FMNMX of -x (a free modifier; min of min would merge into FMNMX3 on sm_100)", ptx::fmin_f32(-x, a), {"FMNMX"});
+GD_ALU_VARIANT(FsetpFsel, "fsetp_fsel", float, unit<float>, kExact, AnyCc, "pair: FSETP + FSEL through the predicate",
+               ptx::fsetp_fsel(x, a, b), {"FSETP"}, {"FSEL"});
+// --- FP16 / BF16 packed -------------------------------------------------------------------------
+GD_ALU_VARIANT(Hadd2, "hadd2", uint32_t, half_add, kExact, AnyCc,
+               "HADD2; ptxas issues every other step as HFMA2 (x*1+a) on sm_90+, so this is their mean",
+               ptx::hadd2(x, a, b), {"HADD2", 0.5});
+GD_ALU_VARIANT(Hmul2, "hmul2", uint32_t, half_mul, kExact, AnyCc,
+               "HMUL2; ptxas issues every other step as HFMA2 (x*a-0), so this is their mean", ptx::hmul2(x, a, b), {"HMUL2", 0.5});
+GD_ALU_VARIANT(Hfma2, "hfma2", uint32_t, half_fma, kExact, AnyCc, "HFMA2 (sm_90 alternates HFMA2 and HFMA2.MMA)",
+               ptx::hfma2(x, a, b), {"HFMA2"});
+GD_ALU_VARIANT(Hmnmx2, "hmnmx2_pair", uint32_t, half_unit, kExact, AnyCc,
+               "pair: HMNMX2 min then max (one min alone merges into VHMNMX)", ptx::hmin_hmax2(x, a, b), {"HMNMX2", 2});
+GD_ALU_VARIANT(Bf16Fma2, "bf16_hfma2", uint32_t, bf16_fma, kExact, AnyCc, "HFMA2.BF16_V2", ptx::bf16_fma2(x, a, b),
+               {"HFMA2.BF16_V2"});
+// --- FP64 ---------------------------------------------------------------------------------------
+GD_ALU_VARIANT(Dadd, "dadd", double, unit<double>, kExact, AnyCc, "DADD", ptx::dadd_rn(x, a), {"DADD"});
+GD_ALU_VARIANT(Dmul, "dmul", double, near_one<double>, kExact, AnyCc, "DMUL", ptx::dmul_rn(x, a), {"DMUL"});
+GD_ALU_VARIANT(Dfma, "dfma", double, unit<double>, kExact, AnyCc, "DFMA", ptx::dfma_rn(x, a, b), {"DFMA"});
+GD_ALU_VARIANT(Dmnmx, "dmnmx_seq", double, unit<double>, kExact, AnyCc,
+               "min.f64 has no DMNMX: DSETP.MIN + FSEL + SEL + LOP3 sequence (NaN handling)", ptx::dmin_f64(-x, a),
+               {"DSETP.MIN"}, {"FSEL"}, {"SEL"});
+// --- SFU (MUFU), compared with a tolerance --------------------------------------------------------
+GD_ALU_VARIANT(MufuRcp, "mufu_rcp", float, positive, (Tolerance{1e-3, 1e-6}), AnyCc, "MUFU.RCP (of -x)",
+               ptx::rcp_neg_approx(x), {"MUFU.RCP"});
+GD_ALU_VARIANT(MufuRsq, "mufu_rsq", float, positive, (Tolerance{1e-4, 1e-6}), AnyCc, "MUFU.RSQ", ptx::rsqrt_approx(x),
+               {"MUFU.RSQ"});
+GD_ALU_VARIANT(MufuSqrt, "mufu_sqrt", float, positive, (Tolerance{1e-4, 1e-6}), AnyCc, "MUFU.SQRT", ptx::sqrt_approx(x),
+               {"MUFU.SQRT"});
+// sin(x) and tanh(x) decay slowly towards 0, where the approximation's error adds up over 16k
+// steps: a loose absolute bound, which still tells sin from cos or from a broken chain.
+GD_ALU_VARIANT(MufuSin, "mufu_sin_pair", float, signed_unit, (Tolerance{0, 0.05}), AnyCc,
+               "pair: FMUL.RZ (times 1/2pi) + MUFU.SIN", ptx::sin_approx(x), {"MUFU.SIN"}, {"FMUL.RZ"});
+GD_ALU_VARIANT(MufuCos, "mufu_cos_pair", float, signed_unit, (Tolerance{1e-3, 1e-5}), AnyCc,
+               "pair: FMUL.RZ (times 1/2pi) + MUFU.COS", ptx::cos_approx(x), {"MUFU.COS"}, {"FMUL.RZ"});
+GD_ALU_VARIANT(MufuTanh, "mufu_tanh", float, signed_unit, (Tolerance{0, 0.05}), AnyCc, "MUFU.TANH", ptx::tanh_approx(x),
+               {"MUFU.TANH"});
+GD_ALU_VARIANT(MufuEx2, "mufu_ex2", float, signed_unit, (Tolerance{1e-4, 1e-6}), AnyCc, "MUFU.EX2 (of -x)",
+               ptx::ex2_neg_approx(x), {"MUFU.EX2"});
+GD_ALU_VARIANT(MufuLg2, "mufu_lg2_fadd", float, log_offset, (Tolerance{1e-4, 1e-6}), AnyCc,
+               "pair: MUFU.LG2 + FADD (log2 alone never contracts: the +3 keeps the chain finite)",
+               ptx::fadd_rn(ptx::lg2_approx(x), a), {"MUFU.LG2"}, {"FADD"});
+// --- conversions: round trips, so the chain stays in one type; each reports the pair -------------
+GD_ALU_VARIANT(F32F16, "cvt_f32_f16_f32", float, wide<float>, kExact, AnyCc,
+               "pair: F2FP.PACK_AB (f32 to f16) + HADD2.F32 (f16 to f32)", ptx::f32_f16_f32(x), {"F2FP.PACK_AB"}, {"HADD2.F32"});
+GD_ALU_VARIANT(F32Bf16, "cvt_f32_bf16_f32", float, wide<float>, kExact, AnyCc,
+               "pair: F2F.BF16.F32 + a 16-bit shift back (SHF.L or IMAD.U32)", ptx::f32_bf16_f32(x), {"F2F.BF16.F32"});
+GD_ALU_VARIANT(F64F32, "cvt_f64_f32_f64", double, wide<double>, kExact, AnyCc, "pair: F2F.F32.F64 + F2F.F64.F32",
+               ptx::f64_f32_f64(x), {"F2F.F32.F64"}, {"F2F.F64.F32"});
+GD_ALU_VARIANT(F2iI2f, "cvt_f32_s32_f32", float, wide<float>, kExact, FromSm90,
+               "pair: F2I + I2FP.F32.S32 (sm_80 code uses I2F)", ptx::f32_s32_f32(x), {"F2I"}, {"I2FP.F32.S32"});
+GD_ALU_VARIANT(F2iI2fF64, "cvt_f64_s32_f64", double, wide<double>, kExact, AnyCc, "pair: F2I.F64 + I2F.F64",
+               ptx::f64_s32_f64(x), {"F2I.F64"}, {"I2F.F64"});
+GD_ALU_VARIANT(F2fpBf16, "cvt_f2fp_bf16x2", float, wide<float>, kExact, AnyCc,
+               "F2FP.BF16.PACK_AB (two f32 to bf16x2) + PRMT and IMAD.U32 to widen the high half back",
+               ptx::f2fp_bf16x2_hi(x, a), {"F2FP.BF16.PACK_AB"}, {"PRMT"});
+// clang-format on
+#undef GD_ALU_VARIANT
+
+using Catalog = std::tuple<Ffma, Iadd3, Imad, Lop3, ImadHi, ImadWide, Iadd64, Iadd64Native, Imad64, ShfL, ShfR, Prmt,
+                           Popc, Flo, Brev, Bmsk, IabsLop3, Imnmx, IsetpSel, Dp4a, Dp2a, Vimax3, Viaddmax, Vadd2,
+                           Vabsdiff4, Fadd, Fmul, Fmnmx, FsetpFsel, Hadd2, Hmul2, Hfma2, Hmnmx2, Bf16Fma2, Dadd, Dmul,
+                           Dfma, Dmnmx, MufuRcp, MufuRsq, MufuSqrt, MufuSin, MufuCos, MufuTanh, MufuEx2, MufuLg2,
+                           F32F16, F32Bf16, F64F32, F2iI2f, F2iI2fF64, F2fpBf16>;
+
+// Calls f(static_cast<Variant*>(nullptr)) for every row: the pointer carries the type.
+template <class F>
+void for_each_variant(F&& f) {
+  [&]<class... V>(std::tuple<V...>*) { (f(static_cast<V*>(nullptr)), ...); }(static_cast<Catalog*>(nullptr));
+}
+
+}  // namespace gd::alu_catalog
