@@ -58,6 +58,8 @@ struct CompareArgs {
   std::string a, b;
   std::string out;
   bool json = false;
+  CompareOptions opts;
+  bool fail_on_regression = false;
 };
 
 int do_compare(const CompareArgs& args) {
@@ -65,12 +67,20 @@ int do_compare(const CompareArgs& args) {
   const RunDocument a = read_run_file(args.a);
   const RunDocument b = read_run_file(args.b);
   if (!args.json) {
-    out.write(compare_runs(a, b));
-    return 0;
+    out.write(compare_runs(a, b, args.opts));
+  } else {
+    nlohmann::json doc = json_envelope("compare");
+    doc.update(compare_runs_json(a, b, args.opts));
+    out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
-  nlohmann::json doc = json_envelope("compare");
-  doc.update(compare_runs_json(a, b));
-  out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  // For CI: the comparison is written either way; a regression beyond the noise fails it.
+  if (args.fail_on_regression) {
+    const ChangeCounts c = count_changes(a, b, args.opts);
+    if (c.regressions > 0) {
+      std::cerr << "gpudissect: " << c.regressions << " metric(s) regressed beyond the noise and the threshold\n";
+      return 1;
+    }
+  }
   return 0;
 }
 
@@ -81,6 +91,12 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("b", args->b, "Run file B")->required()->type_name("B.json");
   cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
   cmd->add_flag("--json", args->json, "The comparison as JSON instead of Markdown (docs/json-output.md)");
+  cmd->add_option("--threshold", args->opts.threshold,
+                  "Relative change a metric must exceed (besides the runs' own noise) to count as moved")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  cmd->add_flag("--fail-on-regression", args->fail_on_regression,
+                "Exit 1 when a latency, bandwidth or throughput metric got worse beyond noise and threshold");
   cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });
 }
 

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <sstream>
 
+#include "core/json_fields.hpp"
 #include "report/format.hpp"
 #include "report/run_view.hpp"
 
@@ -68,6 +70,20 @@ std::optional<double> ratio_of(const Metric& a, const Metric& b) {
   return ratio;
 }
 
+// (max - min) / 2 over |median|: how far this run's own samples spread; 0 for a single value.
+double relative_half_range(const Metric& m) {
+  if (m.stats.n < 2 || !std::isfinite(m.stats.max) || !std::isfinite(m.stats.min) || m.value() == 0) return 0;
+  return (m.stats.max - m.stats.min) / 2 / std::fabs(m.value());
+}
+
+enum class Better { Lower, Higher, Unknown };
+Better better_of(const std::string& metric) {
+  const auto family = metric.substr(0, metric.find('/'));
+  if (family == "latency") return Better::Lower;
+  if (family == "bandwidth" || family == "throughput") return Better::Higher;
+  return Better::Unknown;
+}
+
 std::string ratio_cell(const Metric* a, const Metric* b) {
   if (!a || !b) return "";
   if (a->unit != b->unit) return "n/a (units differ)";
@@ -93,16 +109,35 @@ std::vector<std::string> metric_names(const Record& a, const Record& b) {
 
 struct Tally {
   int metrics = 0;
+  ChangeCounts changes;
 };
 
-std::string probe_table(const ProbeRecords& probe, const Matching& m, Tally& tally) {
+void count(ChangeCounts& c, const std::optional<Change>& ch) {
+  if (!ch) return;
+  c.regressions += ch->kind == Change::Kind::Regression;
+  c.improvements += ch->kind == Change::Kind::Improvement;
+  c.changed += ch->kind == Change::Kind::Changed;
+}
+
+std::string change_cell(const std::optional<Change>& ch) {
+  if (!ch || ch->kind == Change::Kind::Same) return "";
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%+.1f%%", (ch->ratio - 1) * 100);
+  switch (ch->kind) {
+    case Change::Kind::Regression: return std::string("**") + pct + " regression** ⚠";
+    case Change::Kind::Improvement: return std::string(pct) + " improvement";
+    default: return std::string(pct) + " changed";
+  }
+}
+
+std::string probe_table(const ProbeRecords& probe, const Matching& m, const CompareOptions& opts, Tally& tally) {
   const auto params = param_names(probe.records);
   bool any_note = false;
   for (const Record* a : probe.records) any_note |= !sass_note(*a, *m.b_of.at(a)).empty();
   MarkdownTable t;
   for (const auto& p : params) t.column(markdown_escape(p), MarkdownTable::Align::Right);
   t.column("Metric").column("A", MarkdownTable::Align::Right).column("B", MarkdownTable::Align::Right);
-  t.column("B/A", MarkdownTable::Align::Right);
+  t.column("B/A", MarkdownTable::Align::Right).column("Change");
   if (any_note) t.column("SASS");
   for (const Record* a : probe.records) {
     const Record* b = m.b_of.at(a);
@@ -112,10 +147,12 @@ std::string probe_table(const ProbeRecords& probe, const Matching& m, Tally& tal
       const Metric* ma = a->metric(name);
       const Metric* mb = b->metric(name);
       const std::string metric = markdown_escape(name) + (a->derived ? " (analysis)" : "");
-      cells.insert(cells.end(), {metric, value_cell(ma), value_cell(mb), ratio_cell(ma, mb)});
+      const auto change = ma && mb ? assess(name, *ma, *mb, opts) : std::nullopt;
+      cells.insert(cells.end(), {metric, value_cell(ma), value_cell(mb), ratio_cell(ma, mb), change_cell(change)});
       if (any_note) cells.push_back(sass_note(*a, *b));
       t.row(std::move(cells));
       tally.metrics += ma && mb;
+      count(tally.changes, change);
     }
   }
   return t.render();
@@ -175,7 +212,44 @@ nlohmann::json metric_side_json(const Metric* m) {
 
 }  // namespace
 
-nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b) {
+std::string to_string(Change::Kind k) {
+  switch (k) {
+    case Change::Kind::Same: return "same";
+    case Change::Kind::Regression: return "regression";
+    case Change::Kind::Improvement: return "improvement";
+    case Change::Kind::Changed: return "changed";
+  }
+  return "same";
+}
+
+std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts) {
+  const auto ratio = ratio_of(a, b);
+  if (!ratio) return std::nullopt;
+  Change c;
+  c.ratio = *ratio;
+  c.noise = relative_half_range(a) + relative_half_range(b);
+  if (std::fabs(*ratio - 1) <= std::max(opts.threshold, c.noise)) return c;
+  const Better better = better_of(metric);
+  if (better == Better::Unknown) c.kind = Change::Kind::Changed;
+  else c.kind = (*ratio > 1) == (better == Better::Higher) ? Change::Kind::Improvement : Change::Kind::Regression;
+  return c;
+}
+
+ChangeCounts count_changes(const RunDocument& a, const RunDocument& b, const CompareOptions& opts) {
+  const Matching m = match_records(a, b);
+  ChangeCounts c;
+  for (const Record* ra : split_matched(m).comparable) {
+    const Record* rb = m.b_of.at(ra);
+    for (const auto& name : metric_names(*ra, *rb)) {
+      const Metric* ma = ra->metric(name);
+      const Metric* mb = rb->metric(name);
+      if (ma && mb) count(c, assess(name, *ma, *mb, opts));
+    }
+  }
+  return c;
+}
+
+nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b, const CompareOptions& opts) {
   const Matching m = match_records(a, b);
   const Split split = split_matched(m);
   nlohmann::json matched = nlohmann::json::array();
@@ -187,14 +261,18 @@ nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b) {
       const Metric* ma = ra->metric(name);
       const Metric* mb = rb->metric(name);
       const auto ratio = ma && mb ? ratio_of(*ma, *mb) : std::nullopt;
+      const auto change = ma && mb ? assess(name, *ma, *mb, opts) : std::nullopt;
       metrics_compared += ma && mb;
       metrics.push_back({{"name", name}, {"a", metric_side_json(ma)}, {"b", metric_side_json(mb)},
-                         {"ratio", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)}});
+                         {"ratio", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)},
+                         {"change", change ? nlohmann::json(to_string(change->kind)) : nlohmann::json(nullptr)},
+                         {"noise", change ? nlohmann::json(change->noise) : nlohmann::json(nullptr)}});
     }
     matched.push_back({{"id", ra->id}, {"params", to_json(ra->params)}, {"derived", ra->derived},
                        {"sass", {{"a", to_string(ra->sass.status)}, {"b", to_string(rb->sass.status)}}},
                        {"metrics", metrics}});
   }
+  const ChangeCounts changes = count_changes(a, b, opts);
   nlohmann::json not_compared = nlohmann::json::array();
   for (const Record* ra : split.blocked)
     not_compared.push_back({{"a", record_ref_json(*ra)}, {"b", record_ref_json(*m.b_of.at(ra))}});
@@ -208,17 +286,19 @@ nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b) {
           {"only_a", only_a},
           {"only_b", only_b},
           {"summary", {{"matched", split.comparable.size()}, {"metrics_compared", metrics_compared},
-                       {"not_compared", split.blocked.size()}, {"only_a", m.only_a.size()}, {"only_b", m.only_b.size()}}}};
+                       {"not_compared", split.blocked.size()}, {"only_a", m.only_a.size()}, {"only_b", m.only_b.size()},
+                       {"threshold", opts.threshold}, {"regressions", changes.regressions},
+                       {"improvements", changes.improvements}, {"changed", changes.changed}}}};
 }
 
-std::string compare_runs(const RunDocument& a, const RunDocument& b) {
+std::string compare_runs(const RunDocument& a, const RunDocument& b, const CompareOptions& opts) {
   const Matching m = match_records(a, b);
   const auto& [comparable, blocked] = split_matched(m);
 
   Tally tally;
   std::string tables;
   for (const ProbeRecords& probe : group_by_probe(comparable))
-    tables += "### " + markdown_escape(probe.id) + "\n\n" + probe_table(probe, m, tally) + "\n";
+    tables += "### " + markdown_escape(probe.id) + "\n\n" + probe_table(probe, m, opts, tally) + "\n";
 
   std::ostringstream os;
   os << "# gpudissect comparison: " << markdown_escape(device_name(a.device)) << " (A) vs "
@@ -231,6 +311,21 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b) {
      << " metrics compared; " << blocked.size() << " matched but not compared (skipped or failed); "
      << m.only_a.size() << " only in A; " << m.only_b.size() << " only in B. B/A above 1 means B's number is larger, "
      << "which is better for throughput and worse for latency.\n\n";
+  char threshold[32];
+  std::snprintf(threshold, sizeof threshold, "%.1f%%", opts.threshold * 100);
+  const ChangeCounts& c = tally.changes;
+  const auto uuid_a = json_fields::nonempty_string(a.device, "uuid"), uuid_b = json_fields::nonempty_string(b.device, "uuid");
+  if (uuid_a && uuid_b && *uuid_a != *uuid_b)
+    os << "> A and B ran on different physical GPUs (the UUIDs differ): card-to-card differences of several "
+          "percent are real, not regressions of the code (README, Comparing runs). Raise --threshold to compare "
+          "cards.\n\n";
+  if (c.regressions + c.improvements + c.changed == 0)
+    os << "Nothing moved beyond the runs' own noise or the " << threshold << " threshold.\n\n";
+  else
+    os << "Beyond the runs' own noise and the " << threshold << " threshold: " << c.regressions << " regressions, "
+       << c.improvements << " improvements, " << c.changed
+       << " other changes (metrics without a better direction). The noise of a metric is the half-range of "
+          "each side's samples relative to its median, added.\n\n";
   if (!tables.empty()) os << "## Matched\n\n" << tables;
   os << not_compared(blocked, m);
   os << record_list("Only in A", m.only_a);

@@ -62,12 +62,12 @@ TEST_F(CompareRuns, HeaderNamesBothDevicesAndRuns) {
 TEST_F(CompareRuns, RatiosAreBOverA) {
   const std::string md = compare_runs(a, b);
   EXPECT_EQ(cells(line_with(md, "|    64 |")),
-            (std::vector<std::string>{"64", "time/cycles", "262 cycles", "131 cycles", "0.5", ""}));
+            (std::vector<std::string>{"64", "time/cycles", "262 cycles", "131 cycles", "0.5", "-50.0% changed", ""}));
   EXPECT_EQ(cells(line_with(md, "| bandwidth/tbps ")),
-            (std::vector<std::string>{"4", "triad", "bandwidth/tbps", "4.512 TB/s", "9.024 TB/s", "2"}));
+            (std::vector<std::string>{"4", "triad", "bandwidth/tbps", "4.512 TB/s", "9.024 TB/s", "2", "+100.0% improvement"}));
   EXPECT_EQ(cells(line_with(md, "| bandwidth/percent_of_theoretical ")).at(5), "1");
   EXPECT_EQ(cells(line_with(md, "latency/cycles (analysis)")),
-            (std::vector<std::string>{"", "latency/cycles (analysis)", "4 cycles", "4 cycles", "1", ""}));
+            (std::vector<std::string>{"", "latency/cycles (analysis)", "4 cycles", "4 cycles", "1", "", ""}));
 }
 
 TEST_F(CompareRuns, SassFlagsFollowTheValues) {
@@ -98,7 +98,7 @@ TEST_F(CompareRuns, MissingMetricZeroBaselineAndUnitMismatch) {
   b.records[1].metrics[0].unit = "ns";
   const std::string md = compare_runs(a, b);
   EXPECT_EQ(cells(line_with(md, "| bandwidth/percent_of_theoretical ")),
-            (std::vector<std::string>{"4", "triad", "bandwidth/percent_of_theoretical", "91.75 %", "—", ""}));
+            (std::vector<std::string>{"4", "triad", "bandwidth/percent_of_theoretical", "91.75 %", "—", "", ""}));
   EXPECT_EQ(cells(line_with(md, "|    64 |")).at(4), "n/a");
   EXPECT_EQ(cells(line_with(md, "|   128 |")).at(4), "n/a (units differ)");
 }
@@ -121,6 +121,43 @@ TEST_F(CompareRuns, AnalysisAndMeasuredRecordsDoNotMatchEachOther) {
   const std::string md = compare_runs(a, b);
   EXPECT_TRUE(has(md, "0 records matched"));
   EXPECT_TRUE(has(md.substr(md.find("## Only in B")), "| x.y.z (analysis) |"));
+}
+
+}  // namespace
+}  // namespace gd
+
+namespace gd {
+namespace {
+
+Metric noisy(const std::string& name, double median, double spread, std::size_t n = 10) {
+  return test_support::metric(name, name.rfind("latency", 0) == 0 ? "cycles" : "TB/s", median, median - spread,
+                              median + spread, n);
+}
+
+TEST(Assess, AMoveBeyondThresholdAndNoiseIsMarkedByItsDirection) {
+  const CompareOptions opts;  // 4 %
+  EXPECT_EQ(assess("bandwidth/tbps", noisy("bandwidth/tbps", 4.5, 0.01), noisy("bandwidth/tbps", 4.5 * 0.95, 0.01), opts)->kind,
+            Change::Kind::Regression);
+  EXPECT_EQ(assess("bandwidth/tbps", noisy("bandwidth/tbps", 4.5, 0.01), noisy("bandwidth/tbps", 4.5 * 1.05, 0.01), opts)->kind,
+            Change::Kind::Improvement);
+  EXPECT_EQ(assess("latency/cycles", noisy("latency/cycles", 100, 0.1), noisy("latency/cycles", 105, 0.1), opts)->kind,
+            Change::Kind::Regression) << "latency is better lower";
+  EXPECT_EQ(assess("level/first_bytes", noisy("level/first_bytes", 100, 0), noisy("level/first_bytes", 150, 0), opts)->kind,
+            Change::Kind::Changed) << "no better direction";
+  EXPECT_EQ(assess("bandwidth/tbps", noisy("bandwidth/tbps", 4.5, 0.01), noisy("bandwidth/tbps", 4.5 * 0.97, 0.01), opts)->kind,
+            Change::Kind::Same) << "within the threshold";
+}
+
+TEST(Assess, TheRunsOwnNoiseRaisesTheBar) {
+  // Each side spreads +-5 %: a 6 % move is inside the 10 % the two runs show.
+  const auto c = assess("bandwidth/tbps", noisy("bandwidth/tbps", 100, 5), noisy("bandwidth/tbps", 94, 4.7), {});
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->kind, Change::Kind::Same);
+  EXPECT_NEAR(c->noise, 0.1, 1e-9);
+  EXPECT_EQ(assess("bandwidth/tbps", noisy("bandwidth/tbps", 100, 5, 1), noisy("bandwidth/tbps", 94, 0, 1), {})->kind,
+            Change::Kind::Regression) << "a single value has no spread to hide behind";
+  const Metric ns = test_support::metric("latency/ns", "ns", 10, 10, 10, 3);
+  EXPECT_FALSE(assess("latency/cycles", noisy("latency/cycles", 100, 0), ns, {})) << "units differ";
 }
 
 }  // namespace
