@@ -148,3 +148,42 @@ TEST(CompareCommand, EitherBadFileIsNamed) {
 
 }  // namespace
 }  // namespace gd
+
+namespace gd {
+namespace {
+
+const std::string kMeasured = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29";
+
+// The committed pair: two full runs on one H200, a minute apart. Nothing moved beyond the noise
+// at the default threshold, so --fail-on-regression passes.
+TEST(CompareCommand, TwoCommittedRunsOfOneCardShowNoRegression) {
+  TempDir dir;
+  EXPECT_EQ(run_cli({"compare", kMeasured + ".json", kMeasured + "-repeat.json", "--fail-on-regression", "--out",
+                     dir.file("c.md")}),
+            0);
+  std::ifstream in(dir.file("c.md"));
+  const std::string md((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(md.find("Nothing moved beyond the runs' own noise"), std::string::npos) << md.substr(0, 2000);
+}
+
+// 5 % less read bandwidth at every point of B is flagged and fails the comparison.
+TEST(CompareCommand, AnInjectedFivePercentLossIsARegression) {
+  TempDir dir;
+  RunDocument b = read_run_file(kMeasured + "-repeat.json");
+  for (Record& r : b.records)
+    for (Metric& m : r.metrics)
+      if (m.name == "bandwidth/tbps")
+        for (double* v : {&m.stats.median, &m.stats.min, &m.stats.max, &m.stats.mean}) *v *= 0.95;
+  write_run_file_atomic(dir.file("b.json"), b);
+  EXPECT_EQ(run_cli({"compare", kMeasured + ".json", dir.file("b.json"), "--fail-on-regression", "--out",
+                     dir.file("c.md")}),
+            1);
+  std::ifstream in(dir.file("c.md"));
+  const std::string md((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(md.find("-5.0% regression"), std::string::npos);
+  EXPECT_EQ(run_cli({"compare", kMeasured + ".json", dir.file("b.json"), "--out", dir.file("c2.md")}), 0)
+      << "without --fail-on-regression the comparison is only a report";
+}
+
+}  // namespace
+}  // namespace gd
