@@ -210,12 +210,12 @@ ProbeSpec summing_probe() {
   return p;
 }
 
-std::vector<Record> run_with(const ProbeSpec& p, const SassVerifier& verifier, ExecuteSummary* summary = nullptr) {
+std::vector<Record> run_with(const ProbeSpec& p, const SassVerifier& verifier, ExecuteSummary* summary = nullptr,
+                             ExecuteOptions o = {}) {
   Registry reg;
   reg.add(p);
   DeviceInfo d = fake_device(90, "sm_90a");
   CollectingSink sink;
-  ExecuteOptions o;
   o.progress = false;
   const ExecuteSummary s = execute(plan(select_probes(reg, {}), d), d, {&sink}, verifier, o);
   if (summary) *summary = s;
@@ -343,16 +343,11 @@ TEST(Execute, SamplingOverrideReachesTheProbesPolicy) {
     ctx.metric("value/x", ctx.measure([] { return 1.0; }, policy).summary);
     ctx.set_observed_sm_clock_mhz(1000);
   });
-  Registry reg;
-  reg.add(p);
-  DeviceInfo d = fake_device(90, "sm_90a");
-  CollectingSink sink;
   ExecuteOptions o;
-  o.progress = false;
   o.sampling.min_samples = 12;
-  execute(plan(select_probes(reg, {}), d), d, {&sink}, {}, o);
-  EXPECT_EQ(sink.records.at(0).metric("value/x")->stats.n, 12u);
-  EXPECT_EQ(sink.records.at(0).convergence.n, 12u);
+  const auto records = run_with(p, {}, nullptr, o);
+  EXPECT_EQ(records.at(0).metric("value/x")->stats.n, 12u);
+  EXPECT_EQ(records.at(0).convergence.n, 12u);
 }
 
 TEST(Execute, SkippedPointsAreNotApplicableNotUnverified) {
