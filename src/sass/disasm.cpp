@@ -330,12 +330,17 @@ struct Placed {
 // Every kernel of cubins of one arch, concatenated and disassembled by one nvdisasm -b call.
 // nullopt when that fails (an arch its raw mode does not know): the caller uses ELF mode.
 std::optional<std::vector<Disassembly>> disassemble_raw_batch(const std::vector<const Cubin*>& cubins,
-                                                              const std::string& nvdisasm) {
+                                                              const std::string& nvdisasm,
+                                                              const std::function<bool(const Kernel&)>& wanted) {
   const Arch arch = cubins.front()->arch();
   std::vector<std::uint8_t> blob;
-  std::vector<Placed> placed;
+  std::vector<Placed> placed, out_raw_only;
   for (std::size_t c = 0; c < cubins.size(); ++c)
     for (const auto& k : cubins[c]->kernels()) {
+      if (wanted && !wanted(k)) {
+        out_raw_only.push_back({c, &k, 0, 0});
+        continue;
+      }
       const std::uint64_t start = blob.size();
       for (std::size_t i = 0; i < k.instruction_count(); ++i) {
         const Instruction128 w = cubins[c]->instruction(k, i);
@@ -375,12 +380,14 @@ std::optional<std::vector<Disassembly>> disassemble_raw_batch(const std::vector<
     if (insts.empty()) insts = raw_instructions(*cubins[p.cubin], *p.kernel);
     else join_raw(*cubins[p.cubin], *p.kernel, insts);
   }
+  for (const Placed& p : out_raw_only) out[p.cubin].kernels[p.kernel->name] = raw_instructions(*cubins[p.cubin], *p.kernel);
   return out;
 }
 
 }  // namespace
 
-std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins) {
+std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins,
+                                         const std::function<bool(const Kernel&)>& wanted) {
   std::vector<Disassembly> out(cubins.size());
   if (cubins.empty()) return out;
   const DisassemblerTools& tools = disassembler_tools();
@@ -394,7 +401,7 @@ std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins
   const bool one_arch = std::all_of(cubins.begin(), cubins.end(),
                                     [&](const Cubin* c) { return c->arch() == cubins.front()->arch(); });
   if (tools.nvdisasm && one_arch)
-    if (auto batch = disassemble_raw_batch(cubins, *tools.nvdisasm)) return std::move(*batch);
+    if (auto batch = disassemble_raw_batch(cubins, *tools.nvdisasm, wanted)) return std::move(*batch);
   parallel_for(cubins.size(), [&](std::size_t c) { out[c] = disassemble_elf(*cubins[c], tools); });
   return out;
 }

@@ -2,6 +2,7 @@
 // instructions and joined with the raw words and decoded control words read from the cubin.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,7 +58,10 @@ Disassembly disassemble(const Cubin& cubin);
 // one call (its raw-binary mode over all their kernels: it spends about half a second starting,
 // whatever the size); branch targets are then rebased to each kernel, as its addresses are.
 // Other cases (mixed archs, only cuobjdump) run one call per cubin, on all cores.
-std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins);
+// `wanted`, when given, limits the disassembler to those kernels (the others get their raw words
+// only): a cubin with hundreds of catalog kernels costs nothing for the one a filter selects.
+std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins,
+                                         const std::function<bool(const Kernel&)>& wanted = {});
 // Raw words and control words only, for one kernel.
 std::vector<SassInstruction> raw_instructions(const Cubin& cubin, const Kernel& kernel);
 

@@ -113,16 +113,17 @@ std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion re
 CodeBase::CodeBase(Arch arch, const std::vector<const Cubin*>& cubins,
                    const std::optional<std::vector<std::string>>& kernel_globs)
     : arch_(arch) {
+  const auto wanted_kernel = [&](const Kernel& k) {
+    return !kernel_globs || std::any_of(kernel_globs->begin(), kernel_globs->end(), [&](const std::string& g) {
+             return glob_match(g, k.demangled) || glob_match(g, k.name);
+           });
+  };
   const auto named = [&](const Cubin* c) {
-    if (!kernel_globs) return true;
-    return std::any_of(c->kernels().begin(), c->kernels().end(), [&](const Kernel& k) {
-      return std::any_of(kernel_globs->begin(), kernel_globs->end(),
-                         [&](const std::string& g) { return glob_match(g, k.demangled) || glob_match(g, k.name); });
-    });
+    return std::any_of(c->kernels().begin(), c->kernels().end(), wanted_kernel);
   };
   std::vector<const Cubin*> needed;
   std::copy_if(cubins.begin(), cubins.end(), std::back_inserter(needed), named);
-  auto disassembled = disassemble_all(needed);
+  auto disassembled = kernel_globs ? disassemble_all(needed, wanted_kernel) : disassemble_all(needed);
   for (std::size_t i = 0; i < needed.size(); ++i) {
     Disassembly& d = disassembled[i];
     if (!d.has_text) {

@@ -133,6 +133,19 @@ extern "C" __global__ void counted_loop(float* io, int n) {
     EXPECT_EQ(batch[0].kernels.at(kk.name).size(), kk.instruction_count()) << kk.name;
 }
 
+// A filter selects what the disassembler reads; the rest keep their raw words (and are marked
+// by having no opcode text), so one catalog kernel does not cost the whole cubin.
+TEST_P(DisassemblePerArch, OnlyWantedKernelsAreDisassembled) {
+  GD_REQUIRE_DISASSEMBLER();
+  const Cubin c = testing::compile_cubin(testing::kChainSource, GetParam());
+  const auto d = disassemble_all({&c}, [](const Kernel& k) { return k.name == "ffma_chain"; }).front();
+  for (const auto& k : c.kernels()) {
+    const auto& insts = d.kernels.at(k.name);
+    ASSERT_EQ(insts.size(), k.instruction_count()) << k.name;
+    EXPECT_EQ(insts.front().opcode.empty(), k.name != "ffma_chain") << k.name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, DisassemblePerArch, ::testing::ValuesIn(testing::target_archs()),
                          [](const auto& info) { return info.param; });
 
