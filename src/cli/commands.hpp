@@ -12,6 +12,7 @@ class App;
 
 namespace gd {
 struct Selection;
+struct ExecuteSummary;
 }
 
 namespace gd::cli {
@@ -22,6 +23,11 @@ void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass,
 
 // --filter and --category, for every command that selects probes (list, run, verify).
 void add_selection_options(CLI::App* cmd, Selection& sel);
+
+// `run`'s exit code from what the executor reports: 130 interrupted, 1 when a point failed or
+// measured code whose SASS does not match its declaration, 0 otherwise (unverified, unconverged
+// and throttled points are flagged, not failures).
+int run_exit_code(const ExecuteSummary& s);
 
 // The fields every --json document starts with (docs/json-output.md): schema_version, command,
 // tool name, version and git revision.

@@ -250,8 +250,7 @@ int do_run(const RunArgs& args) {
   if (s.sass_mismatch)
     std::cerr << "gpudissect: " << s.sass_mismatch
               << " record(s) measured code whose SASS does not match the probe's declaration: the run fails\n";
-  if (s.interrupted) return 130;
-  return s.failed_any() ? 1 : 0;
+  return run_exit_code(s);
 }
 
 void add_run(CLI::App& app, std::function<int()>& action) {
@@ -289,6 +288,11 @@ nlohmann::json json_envelope(const std::string& command) {
   return {{"schema_version", kJsonOutputSchemaVersion},
           {"command", command},
           {"tool", {{"name", "gpudissect"}, {"version", GPUDISSECT_VERSION}, {"git_revision", GPUDISSECT_GIT_REVISION}}}};
+}
+
+int run_exit_code(const ExecuteSummary& s) {
+  if (s.interrupted) return 130;
+  return s.failed_any() ? 1 : 0;
 }
 
 void add_core_commands(CLI::App& app, std::function<int()>& action) {

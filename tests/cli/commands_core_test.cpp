@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/commands.hpp"
+#include "core/executor.hpp"
 #include "sass/disasm.hpp"
 
 namespace gd {
@@ -116,6 +118,29 @@ TEST(Cli, VersionNamesTheRevision) {
   const auto r = gpudissect("--version");
   EXPECT_EQ(r.status, 0);
   EXPECT_TRUE(contains(r.output, GPUDISSECT_VERSION)) << r.output;
+}
+
+}  // namespace
+}  // namespace gd
+
+namespace gd {
+namespace {
+
+// A run with a SASS mismatch exits 1 even when every point "succeeded"; flags alone do not fail it.
+TEST(RunExitCode, AMismatchFailsTheRunFlagsDoNot) {
+  ExecuteSummary s;
+  s.ok = 10;
+  s.sass_unverified = 2;
+  s.unconverged = 3;
+  s.throttled = 1;
+  EXPECT_EQ(cli::run_exit_code(s), 0);
+  s.sass_mismatch = 1;
+  EXPECT_EQ(cli::run_exit_code(s), 1);
+  s.sass_mismatch = 0;
+  s.failed = 1;
+  EXPECT_EQ(cli::run_exit_code(s), 1);
+  s.interrupted = true;
+  EXPECT_EQ(cli::run_exit_code(s), 130);
 }
 
 }  // namespace
