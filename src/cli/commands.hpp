@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@ class App;
 namespace gd {
 struct Selection;
 struct ExecuteSummary;
+struct ProbeSpec;
 }
 
 namespace gd::cli {
@@ -28,6 +30,25 @@ void add_selection_options(CLI::App* cmd, Selection& sel);
 // measured code whose SASS does not match its declaration, 0 otherwise (unverified, unconverged
 // and throttled points are flagged, not failures).
 int run_exit_code(const ExecuteSummary& s);
+
+// run --ncu (commands_ncu.cpp): what to profile with, and where its files go.
+struct NcuRequest {
+  std::string exe;                          // --ncu-exe; empty: core/ncu.hpp find_exe
+  std::vector<std::string> extra_metrics;   // --ncu-metric, over the defaults and the probes' own
+  std::string folder;                       // the profile, its CSV and ncu's log
+};
+// The metrics to collect: the defaults, each probe's ncu_metrics, then `extra`, once each.
+// Throws UserError on a malformed name.
+std::vector<std::string> ncu_metric_list(const std::vector<const ProbeSpec*>& probes,
+                                         const std::vector<std::string>& extra);
+// ncu's command line for profiling `gpudissect run RUN_ARGS...`.
+std::vector<std::string> ncu_profile_command(const std::string& ncu_exe, const std::vector<std::string>& metrics,
+                                             const std::string& report_stem, const std::vector<std::string>& run_args);
+// Runs the probes of `run_args` under ncu, parses the counters and hands them to the timing
+// run (ncu::set_counters). Returns what the run file records under options.ncu. Throws
+// UserError without ncu, Error when profiling fails or yields no counters.
+nlohmann::json profile_with_ncu(const NcuRequest& req, const std::vector<const ProbeSpec*>& probes,
+                                const std::vector<std::string>& run_args);
 
 // The fields every --json document starts with (docs/json-output.md): schema_version, command,
 // tool name, version and git revision.

@@ -15,6 +15,7 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/executor.hpp"
+#include "core/ncu.hpp"
 #include "core/output_file.hpp"
 #include "core/registry.hpp"
 #include "core/result_db.hpp"
@@ -166,7 +167,23 @@ struct RunArgs {
   int device = 0;
   std::string out = "results";
   std::string db;  // default: <out>/results.db
+  bool ncu = false;        // profile the same probes under Nsight Compute first
+  NcuRequest ncu_req;
+  bool ncu_child = false;  // this process is that profiling pass (hidden flag)
 };
+
+// The arguments that make a child `run` select and sweep exactly what this one does.
+std::vector<std::string> selection_args(const RunArgs& a) {
+  std::vector<std::string> out;
+  for (const auto& f : a.sel.filters) out.insert(out.end(), {"--filter", f});
+  if (!a.sel.category.empty()) out.insert(out.end(), {"--category", a.sel.category});
+  for (const auto& ax : a.axes) out.insert(out.end(), {"--axis", ax});
+  if (a.quick) out.push_back("--quick");
+  out.insert(out.end(), {"--device", std::to_string(a.device)});
+  // Profiling slows every launch down; no probe's own time cap may cut its sweep short there.
+  out.insert(out.end(), {"--timeout", "86400"});
+  return out;
+}
 
 std::string slug(const std::string& s) {
   std::string out;
@@ -204,6 +221,13 @@ std::vector<AxisOverride> parse_axis_overrides(const std::vector<std::string>& t
 
 int do_run(const RunArgs& args) {
   const auto probes = select_probes(Registry::global(), args.sel);  // bad filters fail before the GPU is touched
+  if (!args.ncu && (!args.ncu_req.exe.empty() || !args.ncu_req.extra_metrics.empty()))
+    throw UserError("--ncu-exe and --ncu-metric only apply with --ncu");
+  if (args.ncu && args.ncu_child) throw UserError("--ncu and --ncu-child exclude each other");
+  if (args.ncu) {  // no ncu, or a bad metric name, fails before the GPU is touched
+    (void)ncu::find_exe(args.ncu_req.exe);
+    (void)ncu_metric_list(probes, args.ncu_req.extra_metrics);
+  }
   const auto axis_overrides = parse_axis_overrides(args.axes);
   {
     // Axis names and values are checked against the probes before the GPU is touched.
@@ -227,6 +251,12 @@ int do_run(const RunArgs& args) {
   header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category},
                     {"axes", args.axes}, {"sampling", sampling_json(args.sampling)}};
   const std::string stem = (fs::path(args.out) / ("run-" + slug(device.name) + "-" + stamp_for_file(header.started_at) + "-" + nonce)).string();
+  if (args.ncu) {
+    NcuRequest req = args.ncu_req;
+    req.folder = stem + ".ncu";
+    std::cerr << "gpudissect: profiling the selected probes under Nsight Compute first (" << req.folder << ")\n";
+    header.options["ncu"] = profile_with_ncu(req, probes, selection_args(args));
+  }
 
   RunFileWriter file(stem + ".json", header);
   ResultDb db(args.db.empty() ? (fs::path(args.out) / "results.db").string() : args.db, header);
@@ -235,6 +265,10 @@ int do_run(const RunArgs& args) {
   opts.quick = args.quick;
   opts.progress = !args.no_progress;
   opts.sampling = args.sampling;
+  if (args.ncu_child) {
+    ncu::set_tagging(true);
+    opts.sampling.single_sample = true;
+  }
   auto planned = plan(probes, device);
   apply_axis_overrides(planned, axis_overrides);
   const ExecuteSummary s = execute(planned, device, {&file, &db, &table}, sass::make_verifier(), opts);
@@ -274,6 +308,12 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
   cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
+  cmd->add_flag("--ncu", args->ncu,
+                "First profile the selected probes under Nsight Compute (ncu) and store its counters (per-pipe "
+                "instruction counts and the probes' own metrics) in each record's extra.ncu");
+  cmd->add_option("--ncu-metric", args->ncu_req.extra_metrics, "With --ncu: collect this metric too (repeatable)");
+  cmd->add_option("--ncu-exe", args->ncu_req.exe, "With --ncu: the ncu to run (default: $GPUDISSECT_NCU, PATH, CUDA_HOME)");
+  cmd->add_flag("--ncu-child", args->ncu_child)->group("");  // the profiling pass itself
   cmd->callback([&action, args] { action = [args] { return do_run(*args); }; });
 }
 

@@ -70,6 +70,9 @@ struct ProbeSpec {
   // True for a probe that by design runs no SM kernel of ours (copy-engine transfers): its
   // points are SASS not_applicable instead of unverified when they launch nothing.
   bool runs_no_sm_kernel = false;
+  // Nsight Compute metrics `run --ncu` collects for this probe's kernels, over the default
+  // per-pipe instruction counts (core/ncu.hpp); they land in each record's extra.ncu.
+  std::vector<std::string> ncu_metrics;
   double time_cap_s = 30;        // for the whole probe, all points together
   double quick_time_cap_s = 4;
 
@@ -103,6 +106,9 @@ class ProbeContext {
   // The same for a kernel launched outside the runtime (a patched cubin), by mangled name.
   void launched_by_name(const std::string& mangled_name);
   const std::vector<std::string>& kernels() const { return kernels_; }
+  // The NVTX range name of this point's launches under `run --ncu` (core/ncu.hpp); empty when
+  // no profiling is going on.
+  const std::string& ncu_tag() const { return ncu_tag_; }
 
   void metric(const std::string& name, const Summary& stats);
   void metric(const std::string& name, double value);  // a derived value (n = 1)
@@ -135,8 +141,10 @@ class ProbeContext {
   std::vector<const void*> named_stubs_;  // host stubs already named: launches in timed loops stay cheap
   std::vector<Convergence> convergence_;
   nlohmann::json extra_ = nlohmann::json::object();
+  std::string ncu_tag_;
 
   const MetricSpec& declared(const std::string& name) const;
+  void attach_ncu_counters(Record& r) const;
 };
 
 // Handed to a probe's summarize step with all the records its points produced.

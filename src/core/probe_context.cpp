@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/error.hpp"
+#include "core/ncu.hpp"
 #include "core/probe.hpp"
 #include "core/timing.hpp"
 
@@ -20,7 +21,9 @@ const ParamValue& require_param(const Params& params, const std::string& probe, 
 ProbeContext::ProbeContext(const ProbeSpec& spec, Params params, const DeviceInfo& device, bool quick,
                            double time_budget_s, SamplingOverride sampling)
     : spec_(spec), params_(std::move(params)), device_(device), quick_(quick),
-      budget_s_(time_budget_s), sampling_(sampling), start_s_(steady_now_s()) {}
+      budget_s_(time_budget_s), sampling_(sampling), start_s_(steady_now_s()) {
+  if (ncu::tagging() || ncu::have_counters()) ncu_tag_ = ncu::point_tag(spec_.id, params_);
+}
 
 std::int64_t ProbeContext::int_param(const std::string& name) const {
   const ParamValue& v = require_param(params_, spec_.id, name);
@@ -97,9 +100,21 @@ double ProbeContext::observed_sm_clock_mhz() const {
   return observed_mhz_;
 }
 
+void ProbeContext::attach_ncu_counters(Record& r) const {
+  if (const ncu::PointCounters* c = ncu::counters_for(ncu_tag_)) {
+    r.extra["ncu"] = ncu::to_json(*c);
+    r.extra["ncu_launches"] = ncu::launches_json(*c);
+  } else {
+    r.extra["ncu"] = nullptr;
+    r.extra["ncu_note"] = kernels_.empty() ? "the point launched no kernel of ours"
+                                           : "ncu profiled no launch of this point (launched outside core/launch.cuh?)";
+  }
+}
+
 void ProbeContext::fill(Record& r) const {
   r.metrics = metrics_;
   r.extra = extra_;
+  if (ncu::have_counters()) attach_ncu_counters(r);
   r.kernels = kernels_;
   r.convergence = combine(convergence_);
   r.sm_clock_mhz = observed_mhz_;

@@ -67,6 +67,12 @@ RepeatPolicy apply(const SamplingOverride& o, RepeatPolicy p) {
     p.min_time_s = o.min_time_s;
     p.time_cap_s = std::max(p.time_cap_s, o.min_time_s);
   }
+  if (o.single_sample) {
+    p.warmup = 0;
+    p.warmup_s = 0;
+    p.min_samples = p.max_samples = 1;
+    p.min_time_s = 0;
+  }
   return p;
 }
 

@@ -48,7 +48,10 @@ struct SamplingOverride {
   double max_noise = 0;     // > 0: target relative CI half-width of the median
   double min_time_s = 0;    // > 0: sample at least this long per measurement
   double timeout_s = 0;     // > 0: each probe's time cap, all its points together
-  bool any() const { return min_samples > 0 || max_noise > 0 || min_time_s > 0 || timeout_s > 0; }
+  // One call per measurement, no warm-up: the profiling pass of run --ncu, where only the
+  // counters of each kernel's launches matter, not their timing.
+  bool single_sample = false;
+  bool any() const { return min_samples > 0 || max_noise > 0 || min_time_s > 0 || timeout_s > 0 || single_sample; }
 };
 RepeatPolicy apply(const SamplingOverride& o, RepeatPolicy p);
 

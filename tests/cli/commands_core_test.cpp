@@ -94,6 +94,25 @@ bool driver_installed() {
   return lib != nullptr;
 }
 
+TEST(RunCommand, NcuWithoutNcuSaysSoBeforeTouchingTheGpu) {
+  if (std::filesystem::exists("/usr/local/cuda/bin/ncu")) GTEST_SKIP() << "this machine has ncu";
+  const auto r = sass::run_command("env -u GPUDISSECT_NCU CUDA_HOME=/nonexistent PATH=/usr/bin:/bin " +
+                                   std::string(GPUDISSECT_BINARY) +
+                                   " run --ncu --filter latency.alu.ffma --out /tmp/gd-e2e-unused 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "run --ncu needs Nsight Compute")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/gd-e2e-unused"));
+}
+
+TEST(RunCommand, NcuOptionsWithoutNcuAreAnError) {
+  const auto r = gpudissect("run --ncu-metric lts__t_sectors.sum --filter latency.alu.ffma --out /tmp/gd-e2e-unused");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "only apply with --ncu")) << r.output;
+  const auto bad = gpudissect("run --ncu --ncu-exe /bin/sh --ncu-metric 'x;y' --filter latency.alu.ffma --out /tmp/gd-e2e-unused");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_TRUE(contains(bad.output, "not an Nsight Compute metric name")) << bad.output;
+}
+
 TEST(InfoCommand, NoGpuIsAClearError) {
   if (machine_has_gpu()) GTEST_SKIP() << "this machine has a GPU";
   const auto r = gpudissect("info");
