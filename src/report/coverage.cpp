@@ -86,7 +86,9 @@ CoverageReport compute_coverage(const std::vector<const ProbeSpec*>& probes, con
     if (auto v = values.find(ic.id); v != values.end()) {
       ic.state = CoverageState::Measured;
       ic.ours = ours_text(v->second, ic.unit);
-      ic.reason = record_label(*v->second.record);
+      ic.reason = value_label(v->second);
+      if (!v->second.record)
+        ic.probe = "device", ic.metric = v->second.metric, ic.reason = "the driver's properties, recorded with the run";
       continue;
     }
     if (auto why = not_applicable_reason(ic.id, cc, gpus)) {

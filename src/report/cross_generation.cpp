@@ -42,7 +42,7 @@ CrossTable cross_generation(const std::vector<RunDocument>& docs, const std::vec
         if (f) cell.value = v.value * *f;
         cell.text = !v.as_written.empty() ? v.as_written
                                           : (f ? fmt_num(*cell.value, 4) : fmt_num(v.value, 4) + " " + v.unit);
-        if (v.as_written.empty() && v.record) cell.link = record_label(*v.record);
+        if (v.as_written.empty()) cell.link = value_label(v);
         ++present;
       }
       row.cells.push_back(cell);

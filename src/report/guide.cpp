@@ -56,7 +56,7 @@ class Inputs {
     in.name = name, in.source = src, in.found = v.has_value();
     if (v) {
       in.value = fmt_num(v->value, 4) + " " + v->unit;
-      in.link = record_anchor(*v->record);
+      in.link = value_anchor(*v);
     }
     used_.push_back(in);
     return v ? std::optional<double>(v->value) : std::nullopt;

@@ -48,6 +48,28 @@ std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::
         out.emplace(c.item, *v);
       }
     }
+  // What the driver reports about the chip answers the seeds' platform items directly.
+  struct DeviceItem {
+    const char* item;
+    const char* field;
+    const char* unit;
+  };
+  static const DeviceItem device_items[] = {
+      {"platform.sm_count", "sm_count", "count"},
+      {"memory.l2.capacity", "l2_bytes", "bytes"},
+      {"scheduler.max_warps_per_sm", "max_warps_per_sm", "warps"},
+      {"platform.dram.bus_width", "memory_bus_width_bits", "bits"},
+      {"memory.dram.bandwidth_theoretical", "theoretical_dram_gbps", "GB/s"},
+      {"smem.capacity_per_sm", "shared_per_sm", "bytes"},
+      {"smem.max_per_block", "shared_per_block_optin", "bytes"},
+      {"platform.registers.per_sm", "regs_per_sm", "count"},
+  };
+  if (doc.device.is_object())
+    for (const DeviceItem& d : device_items) {
+      const auto f = doc.device.find(d.field);
+      if (f == doc.device.end() || !f->is_number() || f->get<double>() <= 0 || out.count(d.item)) continue;
+      out.emplace(d.item, ItemValue{d.item, f->get<double>(), d.unit, "", nullptr, std::string("device.") + d.field});
+    }
   return out;
 }
 
@@ -81,5 +103,11 @@ std::string record_label(const Record& r) {
 }
 
 std::string record_anchor(const Record& r) { return "#" + r.id; }
+
+std::string value_label(const ItemValue& v) {
+  return v.record ? record_label(*v.record) : v.metric + " (the driver's device description)";
+}
+
+std::string value_anchor(const ItemValue& v) { return v.record ? record_anchor(*v.record) : "#device"; }
 
 }  // namespace gd

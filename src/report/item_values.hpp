@@ -18,7 +18,7 @@ struct ItemValue {
   double value = 0;
   std::string unit;
   std::string as_written;   // a reference's figure as the seed writes it ("~4", "24-32"); "" for a run
-  const Record* record = nullptr;
+  const Record* record = nullptr;  // null: the run's device description (the driver's properties)
   std::string metric;
 };
 
@@ -28,7 +28,9 @@ bool is_reference(const RunDocument& doc);
 std::string chip_label(const RunDocument& doc);
 
 // Item id -> value. For a run, the first ok record of a covering probe whose params include the
-// cover's `where` and that carries its metric; for a reference, each record whose id is an item.
+// cover's `where` and that carries its metric, and the platform items the run's device
+// description answers (SM count, L2 size, ... as the driver reported them at run time); for a
+// reference, each record whose id is an item.
 std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::vector<const ProbeSpec*>& probes);
 
 // The value of one probe's metric on the first ok record whose params include `where`.
@@ -43,5 +45,8 @@ std::optional<double> unit_factor(const std::string& from, const std::string& to
 std::string record_label(const Record& r);
 // The HTML/Markdown anchor of a probe's section in the report ("#memory.latency.chase").
 std::string record_anchor(const Record& r);
+// The same for a value: its record's, or the device description's ("device.sm_count", "#device").
+std::string value_label(const ItemValue& v);
+std::string value_anchor(const ItemValue& v);
 
 }  // namespace gd
