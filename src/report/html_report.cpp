@@ -56,6 +56,15 @@ std::string read_all(const fs::path& p) {
   return os.str();
 }
 
+// The last line a failed child printed: a traceback's last line names what went wrong.
+std::string last_line(const std::string& text) {
+  std::string line, last;
+  std::istringstream in(text);
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t") != std::string::npos) last = line;
+  return last;
+}
+
 // A private folder for the exchange, removed on every path out.
 struct TempDir {
   fs::path path;
@@ -111,7 +120,7 @@ std::string render_html(const std::string& run_path, const nlohmann::json& conte
                 "' cannot be run: " + install);
   if (probe != 0)
     throw Error("the HTML report draws its figures with pandas and matplotlib, which '" + rt.python +
-                "' lacks (" + read_all(log).substr(0, 300) + "): " + install);
+                "' lacks (" + last_line(read_all(log)) + "): " + install);
   const fs::path ctx = tmp.path / "context.json", out = tmp.path / "report.html";
   std::ofstream(ctx) << context.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::vector<std::string> argv = {rt.python, "-m", "gpudissect", "html", "--context", ctx.string(), "--out", out.string()};

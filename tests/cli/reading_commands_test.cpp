@@ -54,6 +54,14 @@ TEST(CompareCommand, CrossGenerationTableWithBothReferences) {
                        " --json").status, 2);
 }
 
+TEST(ReportCommand, HtmlWithoutPandasSaysWhatToInstall) {
+  const auto r = sass::run_command("GPUDISSECT_PYTHON=/nonexistent/python3 " + std::string(GPUDISSECT_BINARY) +
+                                   " report " + sass::shell_quote(kRun) + " --format html --out - 2>&1");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("Python 3, pandas and matplotlib"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("scripts/setup.sh"), std::string::npos) << r.output;
+}
+
 TEST(ListCommand, ProbesDeclareTheirViewsAndCovers) {
   const auto r = sass::run_command(std::string(GPUDISSECT_BINARY) + " list --json --filter memory.latency.chase");
   ASSERT_EQ(r.status, 0) << r.output;
