@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Installs what building gpudissect needs and is missing: Debian/Ubuntu packages through apt,
-# the NVML header and the CUDA disassemblers through pip where the CUDA toolkit lacks them.
+# the NVML header and the CUDA disassemblers through pip where the CUDA toolkit lacks them, and
+# the reading side's Python (pandas, matplotlib, pytest) in a venv of the checkout (.venv).
 # Idempotent: a machine that has everything installs nothing (and needs no network).
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 need_apt=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in cmake ninja-build ccache g++ libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev; do
+# chromium-headless-shell: the tests open the HTML report in it, as a reader would.
+for pkg in cmake ninja-build ccache g++ libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev chromium-headless-shell; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 # pip may come from pyenv or a venv rather than Debian's python3-pip.
 python3 -m pip --version >/dev/null 2>&1 || need_apt+=(python3-pip)
+python3 -c "import ensurepip, venv" >/dev/null 2>&1 || need_apt+=(python3-venv)
 if ((${#need_apt[@]})); then
   echo "setup: installing ${need_apt[*]}"
   sudo_cmd=""
@@ -40,4 +44,13 @@ if ((${#pip_pkgs[@]})); then
     python3 -m pip install -q --disable-pip-version-check "${missing[@]}" ||
       python3 -m pip install -q --disable-pip-version-check --break-system-packages "${missing[@]}"
   fi
+fi
+
+# The HTML report's figures (python/gpudissect) and its tests. The binary finds this venv beside
+# python/; GPUDISSECT_PYTHON names another interpreter.
+venv=$root/.venv
+if ! "$venv/bin/python3" -c "import pandas, matplotlib, pytest" >/dev/null 2>&1; then
+  echo "setup: installing pandas, matplotlib and pytest into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check "pandas>=2" "matplotlib>=3.7" "pytest>=7"
 fi

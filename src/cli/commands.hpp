@@ -20,7 +20,7 @@ struct ProbeSpec;
 namespace gd::cli {
 
 void add_core_commands(CLI::App& app, std::function<int()>& action);    // info, list, run
-void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare, import
+void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare, coverage, guide, import
 void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass, verify, isa
 
 // --filter and --category, for every command that selects probes (list, run, verify).

@@ -22,6 +22,7 @@
 #include "core/run_file.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
+#include "report/probe_json.hpp"
 #include "report/table.hpp"
 #include "sass/verify.hpp"
 
@@ -131,7 +132,9 @@ nlohmann::json probe_json(const ProbeSpec& p) {
                         {"min_gpus", p.needs.min_gpus}}},
           {"axes", axes},
           {"metrics", metrics},
-          {"sass", sass}};
+          {"sass", sass},
+          {"views", views_json(p)},
+          {"covers", covers_json(p)}};
 }
 
 void add_list(CLI::App& app, std::function<int()>& action) {

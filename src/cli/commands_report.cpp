@@ -1,8 +1,10 @@
-// `report`, `compare` and `import`: views and storage of run files already written. They need no GPU, so they
-// work on any machine a run file is copied to.
+// `report`, `compare`, `coverage`, `guide` and `import`: views and storage of run files already written. They
+// need no GPU, so they work on any machine a run file is copied to.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,8 +17,14 @@
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
 #include "report/compare.hpp"
+#include "report/coverage.hpp"
+#include "report/cross_generation.hpp"
 #include "report/csv.hpp"
+#include "report/guide.hpp"
+#include "report/html_report.hpp"
+#include "report/item_values.hpp"
 #include "report/markdown.hpp"
+#include "report/probe_json.hpp"
 
 namespace gd::cli {
 namespace {
@@ -30,6 +38,17 @@ struct ReportArgs {
   std::string format = "md";
 };
 
+// The HTML page's context: the Markdown report, what each probe declares for its figures, and
+// the coverage counts drawn on the first page.
+nlohmann::json html_context(const RunDocument& doc, const std::string& markdown) {
+  const auto probes = registered_probes();
+  return {{"title", "gpudissect report: " + chip_label(doc)},
+          {"markdown", markdown},
+          {"probes", probes_reading_json(probes)},
+          {"coverage", is_reference(doc) ? nlohmann::json::array()
+                                         : coverage_categories_json(compute_coverage(probes, &doc))}};
+}
+
 int do_report(const ReportArgs& args) {
   const OutputPath out = output_of(args.out);
   const RunDocument doc = read_run_file(args.run);
@@ -37,6 +56,8 @@ int do_report(const ReportArgs& args) {
     std::ostringstream csv;
     write_csv(doc, csv);
     out.write(csv.str());
+  } else if (args.format == "html") {
+    out.write(render_html(args.run, html_context(doc, markdown_report(doc, registered_probes()))));
   } else {
     out.write(markdown_report(doc));
   }
@@ -44,28 +65,49 @@ int do_report(const ReportArgs& args) {
 }
 
 void add_report(CLI::App& app, std::function<int()>& action) {
-  auto* cmd = app.add_subcommand("report", "Markdown report of a run file, or its CSV export");
+  auto* cmd = app.add_subcommand("report", "Markdown or HTML report of a run file (with figures), or its CSV export");
   auto args = std::make_shared<ReportArgs>();
   cmd->add_option("run", args->run, "Run file written by `gpudissect run`")->required()->type_name("RUN.json");
   cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
-  cmd->add_option("--format", args->format, "md: Markdown report; csv: one row per record and metric")
-      ->check(CLI::IsMember({"md", "csv"}))
+  cmd->add_option("--format", args->format,
+                  "md: Markdown report; html: the same with figures, one self-contained file (needs Python 3 with "
+                  "pandas and matplotlib: scripts/setup.sh); csv: one row per record and metric")
+      ->check(CLI::IsMember({"md", "csv", "html"}))
       ->capture_default_str();
   cmd->callback([&action, args] { action = [args] { return do_report(*args); }; });
 }
 
 struct CompareArgs {
-  std::string a, b;
+  std::vector<std::string> runs;
   std::string out;
+  std::string format = "md";
   bool json = false;
+  bool cross = false;
   CompareOptions opts;
   bool fail_on_regression = false;
 };
 
+// The seeds' quantities across chips: any number of runs and reference datasets (data/reference/).
+int do_cross_generation(const CompareArgs& args, const std::vector<RunDocument>& docs, const OutputPath& out) {
+  if (args.json) throw UserError("--json compares two runs record by record; the cross-generation table is md or html");
+  if (args.fail_on_regression) throw UserError("--fail-on-regression compares two runs, not a cross-generation table");
+  const std::string md = cross_generation_markdown(cross_generation(docs, args.runs, registered_probes()));
+  if (args.format == "html")
+    out.write(render_html("", {{"title", "gpudissect: cross-generation comparison"}, {"markdown", md}}));
+  else
+    out.write(md);
+  return 0;
+}
+
 int do_compare(const CompareArgs& args) {
   const OutputPath out = output_of(args.out);
-  const RunDocument a = read_run_file(args.a);
-  const RunDocument b = read_run_file(args.b);
+  std::vector<RunDocument> docs;
+  for (const auto& path : args.runs) docs.push_back(read_run_file(path));
+  const bool any_reference = std::any_of(docs.begin(), docs.end(), [](const RunDocument& d) { return is_reference(d); });
+  if (args.cross || any_reference || docs.size() > 2) return do_cross_generation(args, docs, out);
+  if (args.format == "html") throw UserError("--format html is for the cross-generation table (--cross)");
+  const RunDocument& a = docs[0];
+  const RunDocument& b = docs[1];
   if (!args.json) {
     out.write(compare_runs(a, b, args.opts));
   } else {
@@ -85,12 +127,22 @@ int do_compare(const CompareArgs& args) {
 }
 
 void add_compare(CLI::App& app, std::function<int()>& action) {
-  auto* cmd = app.add_subcommand("compare", "Two runs side by side: matching probes and params, with B/A ratios");
+  auto* cmd = app.add_subcommand(
+      "compare", "Two runs side by side (matching probes and params, with B/A ratios), or the seeds' quantities "
+                 "across any number of runs and reference datasets (data/reference/)");
   auto args = std::make_shared<CompareArgs>();
-  cmd->add_option("a", args->a, "Run file A (the baseline)")->required()->type_name("A.json");
-  cmd->add_option("b", args->b, "Run file B")->required()->type_name("B.json");
+  cmd->add_option("runs", args->runs,
+                  "Run files: two are compared record by record (the first is the baseline); more, or any "
+                  "reference dataset, give the cross-generation table")
+      ->required()
+      ->expected(2, 1 << 16)
+      ->type_name("A.json B.json [C.json...]");
   cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
   cmd->add_flag("--json", args->json, "The comparison as JSON instead of Markdown (docs/json-output.md)");
+  cmd->add_flag("--cross", args->cross, "The cross-generation table even for two runs");
+  cmd->add_option("--format", args->format, "md or html (html: the cross-generation table as one page)")
+      ->check(CLI::IsMember({"md", "html"}))
+      ->capture_default_str();
   cmd->add_option("--threshold", args->opts.threshold,
                   "Relative change a metric must exceed (besides the runs' own noise) to count as moved")
       ->check(CLI::Range(0.0, 10.0))
@@ -98,6 +150,55 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
                 "Exit 1 when a latency, bandwidth or throughput metric got worse beyond noise and threshold");
   cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });
+}
+
+struct CoverageArgs {
+  std::string run;
+  std::string out;
+};
+
+// Exit 1 when a probe covers an item id no seed item has: the declarations are wrong.
+int do_coverage(const CoverageArgs& args) {
+  const OutputPath out = output_of(args.out);
+  const auto probes = registered_probes();
+  std::optional<RunDocument> doc;
+  if (!args.run.empty()) doc = read_run_file(args.run);
+  const CoverageReport c = compute_coverage(probes, doc ? &*doc : nullptr);
+  out.write(coverage_markdown(c, true));
+  for (const auto& u : c.unknown_items) std::cerr << "gpudissect: covers names no seed item: " << u << "\n";
+  return c.unknown_items.empty() ? 0 : 1;
+}
+
+void add_coverage(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand(
+      "coverage", "Which of the seeds' items the probes cover and, with a run, which it measured (with our value "
+                  "beside the seed's), which are not applicable to its chip, which are planned");
+  auto args = std::make_shared<CoverageArgs>();
+  cmd->add_option("run", args->run, "Run file (optional)")->type_name("RUN.json");
+  cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
+  cmd->callback([&action, args] { action = [args] { return do_coverage(*args); }; });
+}
+
+struct GuideArgs {
+  std::string run;
+  std::string out;
+};
+
+int do_guide(const GuideArgs& args) {
+  const OutputPath out = output_of(args.out);
+  const RunDocument doc = read_run_file(args.run);
+  if (is_reference(doc)) throw UserError(args.run + ": a reference dataset; the guide is derived from a run");
+  out.write(guide_markdown(derive_guide(doc, registered_probes()), chip_label(doc)));
+  return 0;
+}
+
+void add_guide(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand(
+      "guide", "Guidance for kernel authors from a run: the SM_120 paper's seven principles as rules over its metrics");
+  auto args = std::make_shared<GuideArgs>();
+  cmd->add_option("run", args->run, "Run file")->required()->type_name("RUN.json");
+  cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
+  cmd->callback([&action, args] { action = [args] { return do_guide(*args); }; });
 }
 
 struct ImportArgs {
@@ -140,6 +241,8 @@ void add_import(CLI::App& app, std::function<int()>& action) {
 void add_report_commands(CLI::App& app, std::function<int()>& action) {
   add_report(app, action);
   add_compare(app, action);
+  add_coverage(app, action);
+  add_guide(app, action);
   add_import(app, action);
 }
 

@@ -2,6 +2,7 @@
 // A probe file defines its kernels, a driver taking a ProbeContext, and one GD_REGISTER_PROBE.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,53 @@ struct MetricSpec {
   std::string description;
 };
 
+// How the report draws a probe's records (python/gpudissect/figures.py). A probe that declares
+// none gets the view its parameters suggest (one numeric axis: a line; two: a heatmap; a family
+// of parameterless probes: bars), so a new probe has a figure without any change to the report.
+struct ReportView {
+  enum class Kind { Line, Heatmap, Matrix, Bars, Table };
+  Kind kind = Kind::Table;
+  std::string metric;        // "": the first declared metric the records carry
+  std::string x, y;          // parameter axes: x for a line; columns (x) and rows (y) for a heatmap or matrix
+  std::string series;        // a line per value of this parameter ("": of every other varying one)
+  std::optional<bool> log_x;  // unset: logarithmic when the axis spans more than 64x
+  // A line may also draw the probe's derived records that carry both metrics as bands over
+  // [span_first, span_last] at their `metric` value, labelled by the span_label parameter
+  // (the cache levels over a latency ladder).
+  std::string span_first, span_last, span_label;
+};
+inline ReportView line_view(std::string x, std::string metric = "", std::string series = "") {
+  ReportView v;
+  v.kind = ReportView::Kind::Line;
+  v.x = std::move(x);
+  v.metric = std::move(metric);
+  v.series = std::move(series);
+  return v;
+}
+inline ReportView grid_view(ReportView::Kind kind, std::string x, std::string y, std::string metric = "") {
+  ReportView v;
+  v.kind = kind;
+  v.x = std::move(x);
+  v.y = std::move(y);
+  v.metric = std::move(metric);
+  return v;
+}
+inline ReportView bars_view(std::string metric = "") {
+  ReportView v;
+  v.kind = ReportView::Kind::Bars;
+  v.metric = std::move(metric);
+  return v;
+}
+
+// A seed item (data/coverage/seed-items.csv, by item_id) this probe measures: the metric that
+// answers it, on the records whose params include every one of `where` (a derived level, a best
+// point); empty `where`: the first ok record with the metric. An id no seed item has fails CI.
+struct SeedCover {
+  std::string item;
+  std::string metric;
+  Params where;
+};
+
 class ProbeContext;
 class SummaryContext;
 
@@ -75,6 +123,8 @@ struct ProbeSpec {
   std::vector<std::string> ncu_metrics;
   double time_cap_s = 30;        // for the whole probe, all points together
   double quick_time_cap_s = 4;
+  std::vector<ReportView> views;   // the report's figures of its records (none: inferred)
+  std::vector<SeedCover> covers;   // the seed items its metrics measure (gpudissect coverage)
 
   std::string category() const;  // first component of the id
 };

@@ -4,7 +4,11 @@
 #include <map>
 #include <sstream>
 
+#include "report/coverage.hpp"
 #include "report/format.hpp"
+#include "report/guide.hpp"
+#include "report/item_values.hpp"
+#include "report/probe_json.hpp"
 #include "report/run_view.hpp"
 
 namespace gd {
@@ -198,14 +202,19 @@ std::string skipped_and_failed(const std::vector<Record>& records) {
 
 }  // namespace
 
-std::string markdown_report(const RunDocument& doc) {
+std::string markdown_report(const RunDocument& doc) { return markdown_report(doc, registered_probes()); }
+
+std::string markdown_report(const RunDocument& doc, const std::vector<const ProbeSpec*>& probes) {
   std::ostringstream os;
   os << "# gpudissect report: " << markdown_escape(device_name(doc.device)) << "\n\n";
+  const bool reference = is_reference(doc);
+  if (!reference) os << coverage_markdown(compute_coverage(probes, &doc), false);
   os << "## Device\n\n" << facts_table(device_facts(doc.device)) << "\n";
   os << "## Run\n\n" << facts_table(run_facts(doc)) << "\n";
   os << summary_section(doc);
   os << legend();
   os << category_sections(doc.records);
+  if (!reference) os << guide_markdown(derive_guide(doc, probes), chip_label(doc));
   os << skipped_and_failed(doc.records);
   return os.str();
 }

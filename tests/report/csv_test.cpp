@@ -1,4 +1,5 @@
 #include "report/csv.hpp"
+#include "report/seed_items.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,31 +12,11 @@ namespace {
 
 using Row = std::vector<std::string>;
 
-// A strict RFC 4180 reader: if write_csv quoted anything wrongly, fields shift or merge here.
-std::vector<Row> parse_csv(const std::string& text) {
-  std::vector<Row> rows;
-  Row row;
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
-      else if (c == '"') quoted = false;
-      else field += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      row.push_back(field), field.clear();
-    } else if (c == '\n') {
-      row.push_back(field), field.clear();
-      rows.push_back(row), row.clear();
-    } else {
-      field += c;
-    }
-  }
-  EXPECT_TRUE(field.empty() && row.empty()) << "CSV must end with a line break";
-  return rows;
+// A strict RFC 4180 reader (report/seed_items.hpp, tested there): if write_csv quoted anything
+// wrongly, fields shift or merge and the row widths differ.
+std::vector<Row> read_csv(const std::string& text) {
+  EXPECT_TRUE(!text.empty() && text.back() == '\n') << "CSV must end with a line break";
+  return gd::parse_csv(text);
 }
 
 std::string csv_of(const RunDocument& doc) {
@@ -53,7 +34,7 @@ TEST(CsvField, QuotesOnlyWhenNeeded) {
 }
 
 TEST(Csv, HeaderAndOneRowPerRecordAndMetric) {
-  const auto rows = parse_csv(csv_of(test_support::sample_run()));
+  const auto rows = read_csv(csv_of(test_support::sample_run()));
   ASSERT_EQ(rows.size(), 1u + 7u);  // 5 metrics in 4 records, plus one row each for skipped and failed
   EXPECT_EQ(rows[0], (Row{"run_id", "gpu", "id", "category", "params", "status", "reason", "sass_status", "derived",
                           "metric", "unit", "value", "median", "min", "max", "mean", "stddev", "n", "sm_clock_mhz",
@@ -63,7 +44,7 @@ TEST(Csv, HeaderAndOneRowPerRecordAndMetric) {
 }
 
 TEST(Csv, FieldsCarryTheRecordExactly) {
-  const auto rows = parse_csv(csv_of(test_support::sample_run()));
+  const auto rows = read_csv(csv_of(test_support::sample_run()));
   const Row& triad = rows[4];
   EXPECT_EQ(triad[0], "2025-11-29T14:00:00Z-5e1a2b3c");
   EXPECT_EQ(triad[1], "NVIDIA H200");
@@ -86,7 +67,7 @@ TEST(Csv, OneColumnPerAxisAndDerivedRowsShowTheWinningPoint) {
   best.params = {{"blocks_per_sm", ParamValue{std::string("best")}}, {"op", ParamValue{std::string("triad")}}};
   best.extra["best_point"] = {{"blocks_per_sm", 8}, {"op", "triad"}};
   doc.records.push_back(best);
-  const auto rows = parse_csv(csv_of(doc));
+  const auto rows = read_csv(csv_of(doc));
   const auto col = [&](const std::string& name) {
     return std::size_t(std::find(rows[0].begin(), rows[0].end(), name) - rows[0].begin());
   };
@@ -98,7 +79,7 @@ TEST(Csv, OneColumnPerAxisAndDerivedRowsShowTheWinningPoint) {
 }
 
 TEST(Csv, NaNAndUnknownAreEmpty) {
-  const auto rows = parse_csv(csv_of(test_support::sample_run()));
+  const auto rows = read_csv(csv_of(test_support::sample_run()));
   const Row& fit = rows[3];
   EXPECT_EQ(fit[8], "true");
   EXPECT_EQ(fit[9], "latency/cycles");
@@ -115,7 +96,7 @@ TEST(Csv, ReasonsWithCommasQuotesAndNewlinesSurvive) {
   doc.records[5].reason = "launch failed, code 700:\n\"illegal address\"";
   const std::string text = csv_of(doc);
   EXPECT_NE(text.find("\"launch failed, code 700:\n\"\"illegal address\"\"\""), std::string::npos);
-  const auto rows = parse_csv(text);
+  const auto rows = read_csv(text);
   ASSERT_EQ(rows.size(), 8u);
   EXPECT_EQ(rows[7][6], doc.records[5].reason);
 }
@@ -124,7 +105,7 @@ TEST(Csv, LargeValuesKeepFullPrecision) {
   RunDocument doc = test_support::sample_run();
   doc.records[0].metrics[0].stats.median = 17179869184.0;
   doc.records[0].metrics[0].stats.min = 0.1 + 0.2;
-  const auto rows = parse_csv(csv_of(doc));
+  const auto rows = read_csv(csv_of(doc));
   EXPECT_EQ(std::stod(rows[1][12]), 17179869184.0);
   EXPECT_EQ(std::stod(rows[1][13]), 0.1 + 0.2) << rows[1][13];
 }

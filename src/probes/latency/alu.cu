@@ -15,6 +15,7 @@
 #include "core/registry.hpp"
 #include "core/timing.cuh"
 #include "alu_catalog.cuh"
+#include "alu_seed_items.hpp"
 
 namespace gd {
 namespace {
@@ -111,6 +112,8 @@ ProbeSpec alu_latency_spec() {
                                  SassRegion::Clocked, require));
   }
   s.metrics = chain_latency_metrics("cycles from a result to its dependent use");
+  s.views = {bars_view("latency/cycles")};  // one bar per variant of the family
+  s.covers = alu_catalog::seed_covers(Op::name);
   s.run = run_alu_latency<Op>;
   s.time_cap_s = 3;
   s.quick_time_cap_s = 1;

@@ -252,6 +252,8 @@ ProbeSpec bandwidth_spec() {
             // Set-up: fills the source arrays with run-time values (16-byte stores).
             expect_sass("*fill_kernel*", SassRegion::Whole, {{"STG.E.128", 1, -1}})};
   s.metrics = bandwidth_metrics();
+  s.views = {line_view("warps_per_sm", "bandwidth/tbps", "op")};
+  s.covers = {{"memory.dram.bandwidth", "bandwidth/tbps", {{"op", "read"}, {"warps_per_sm", "best"}}}};
   s.run = run_bandwidth;
   s.summarize = summarize_bandwidth;
   s.time_cap_s = 20;

@@ -241,6 +241,16 @@ ProbeSpec chase_spec() {
   s.metrics.push_back({"latency/cycles_at_last_bytes", "cycles",
                        "L2.far_blend only: latency at its largest working set, the worst case inside L2 "
                        "(latency/cycles is the median over the blend's points)"});
+  ReportView ladder = line_view("bytes", "latency/cycles", "variant");  // the latency ladder with its levels
+  ladder.log_x = true;
+  ladder.span_first = "level/first_bytes";
+  ladder.span_last = "level/last_bytes";
+  ladder.span_label = "level";
+  s.views = {ladder};
+  s.covers = {{"memory.l1.latency", "latency/cycles", {{"level", "L1"}, {"variant", "ca"}}},
+              {"memory.l2.near_latency", "latency/cycles", {{"level", "L2"}, {"variant", "cg"}}},
+              {"memory.l2.far_latency", "latency/cycles_at_last_bytes", {{"level", "L2.far_blend"}, {"variant", "cg"}}},
+              {"memory.dram.latency", "latency/cycles", {{"level", "DRAM"}, {"variant", "cg"}}}};
   s.run = run_chase;
   s.summarize = summarize_chase;
   s.time_cap_s = 18;

@@ -1,0 +1,311 @@
+"""The report's figures, chosen from data: each probe declares the view its records take
+(ProbeSpec::views, exported by the binary) or, when it declares none, the view follows from its
+parameters (one numeric axis: a line; two: a heatmap; a family of parameterless probes: bars).
+No probe is named here, so a new probe gets its figure without changes to this file."""
+from __future__ import annotations
+
+import io
+import math
+import numbers
+import re
+from dataclasses import dataclass, field
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+KINDS = ("line", "heatmap", "matrix", "bars", "table")
+MAX_FACETS = 6       # heatmaps per probe (one per combination of the other parameters)
+MAX_SERIES = 12      # lines per figure
+
+
+@dataclass
+class View:
+    kind: str
+    metric: str = ""
+    x: str = ""
+    y: str = ""
+    series: str = ""
+    log_x: bool | None = None       # None: decided from the data (a range over 64x is log)
+    log_y: bool = False
+    spans: dict = field(default_factory=dict)  # {"first": metric, "last": metric, "label": param}
+    declared: bool = False
+
+    @staticmethod
+    def from_json(j: dict) -> "View":
+        kind = j.get("kind", "table")
+        if kind not in KINDS:
+            raise ValueError(f"unknown view kind {kind!r} (one of {', '.join(KINDS)})")
+        return View(kind=kind, metric=j.get("metric", ""), x=j.get("x", ""), y=j.get("y", ""),
+                    series=j.get("series", ""), log_x=j.get("log_x"), log_y=bool(j.get("log_y", False)),
+                    spans=j.get("spans") or {}, declared=True)
+
+
+@dataclass
+class Figure:
+    anchor: str   # the probe id whose report section it belongs to
+    title: str
+    kind: str
+    draw: object  # callable(ax) -> None
+    width: float = 6.4
+    height: float = 3.6
+    caption: str = ""
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and not math.isnan(v)
+
+
+def param_columns(df: pd.DataFrame) -> list[str]:
+    from .frames import BASE_COLUMNS
+    return [c for c in df.columns if c not in BASE_COLUMNS]
+
+
+def varying(df: pd.DataFrame, cols: list[str]) -> list[str]:
+    return [c for c in cols if df[c].dropna().astype(str).nunique() > 1]
+
+
+def numeric_param(df: pd.DataFrame, col: str) -> bool:
+    vals = df[col].dropna()
+    return len(vals) > 0 and all(_is_number(v) for v in vals)
+
+
+def family_of(probe_id: str) -> str:
+    return probe_id.rsplit(".", 1)[0] if probe_id.count(".") >= 2 else probe_id
+
+
+def infer_views(rows: pd.DataFrame, family_size: int) -> list[View]:
+    """The view a probe's measured records suggest when it declares none."""
+    measured = rows[~rows["derived"]]
+    if measured.empty:
+        return []
+    cols = [c for c in param_columns(measured) if measured[c].notna().any()]
+    vary = varying(measured, cols)
+    numeric = [c for c in vary if numeric_param(measured, c)]
+    if not vary:
+        return [View("bars")] if family_size > 1 else []
+    if len(numeric) >= 2:
+        return [View("heatmap", x=numeric[0], y=numeric[1])]
+    if len(numeric) == 1:
+        return [View("line", x=numeric[0])]
+    return []
+
+
+def _metric_of(view: View, rows: pd.DataFrame, declared_metrics: list[str]) -> str:
+    if view.metric:
+        return view.metric
+    present = list(dict.fromkeys(rows["metric"]))
+    for m in declared_metrics:
+        if m in present:
+            return m
+    return present[0] if present else ""
+
+
+def _unit(rows: pd.DataFrame, metric: str) -> str:
+    u = rows.loc[rows["metric"] == metric, "unit"]
+    return str(u.iloc[0]) if len(u) else ""
+
+
+def _label(v) -> str:
+    if _is_number(v) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _bytes_label(v: float) -> str:
+    for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
+        if v >= scale:
+            q = v / scale
+            return f"{q:g}{unit}"
+    return f"{v:g}"
+
+
+def _series_key(frame: pd.DataFrame, cols: list[str]):
+    return frame[cols].astype(str).agg(" ".join, axis=1) if cols else pd.Series([""] * len(frame), index=frame.index)
+
+
+def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[Figure]:
+    measured = rows[(~rows["derived"]) & (rows["metric"] == metric)]
+    if measured.empty or view.x not in measured.columns or not numeric_param(measured, view.x):
+        return []
+    others = [c for c in varying(measured, param_columns(measured)) if c != view.x]
+    series_cols = [view.series] if view.series and view.series in others else others
+    keys = _series_key(measured, series_cols)
+    xs = measured[view.x].astype(float)
+    log_x = view.log_x if view.log_x is not None else (xs.min() > 0 and xs.max() / xs.min() > 64)
+    unit = _unit(rows, metric)
+    spans = _span_rows(rows, view, metric, series_cols)
+    byte_axis = "byte" in view.x
+
+    def draw(ax):
+        colors = {}
+        for i, (key, grp) in enumerate(measured.groupby(keys, sort=False)):
+            if i >= MAX_SERIES:
+                break
+            grp = grp.sort_values(view.x)
+            label = " ".join(f"{c}={_label(v)}" for c, v in zip(series_cols, grp.iloc[0][series_cols])) or metric
+            line, = ax.plot(grp[view.x].astype(float), grp["value"], marker="o", markersize=3, label=label)
+            colors[key] = line.get_color()
+        for s in spans:
+            color = colors.get(s["key"], "0.3")
+            ax.hlines(s["value"], s["first"], s["last"], colors=color, linewidth=5, alpha=0.35)
+            ax.annotate(s["label"], ((s["first"] * s["last"]) ** 0.5 if log_x else (s["first"] + s["last"]) / 2,
+                                     s["value"]), textcoords="offset points", xytext=(0, 5), ha="center",
+                        fontsize=7, color=color)
+        if log_x:
+            ax.set_xscale("log", base=2)
+        if view.log_y:
+            ax.set_yscale("log")
+        if byte_axis:
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: _bytes_label(v)))
+        ax.set_xlabel(view.x)
+        ax.set_ylabel(f"{metric} [{unit}]" if unit else metric)
+        ax.grid(True, alpha=0.3)
+        if len(colors) > 1 or series_cols:
+            ax.legend(fontsize=7)
+
+    title = f"{pid}: {metric} over {view.x}"
+    caption = "bands: levels the analysis detected" if spans else ""
+    return [Figure(pid, title, "line", draw, caption=caption)]
+
+
+def _span_rows(rows: pd.DataFrame, view: View, metric: str, series_cols: list[str]) -> list[dict]:
+    sp = view.spans
+    if not sp or not sp.get("first") or not sp.get("last"):
+        return []
+    derived = rows[rows["derived"]]
+    out = []
+    for _, rec in derived.groupby("seq"):
+        by = dict(zip(rec["metric"], rec["value"]))
+        if sp["first"] not in by or sp["last"] not in by or metric not in by:
+            continue
+        first = rec.iloc[0]
+        key = " ".join(str(first[c]) for c in series_cols) if series_cols else ""
+        label = _label(first[sp["label"]]) if sp.get("label") in rec.columns else ""
+        out.append({"first": by[sp["first"]], "last": by[sp["last"]], "value": by[metric], "key": key, "label": label})
+    return out
+
+
+def grid_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[Figure]:
+    measured = rows[(~rows["derived"]) & (rows["metric"] == metric)]
+    if measured.empty or view.x not in measured.columns or view.y not in measured.columns:
+        return []
+    others = [c for c in varying(measured, param_columns(measured)) if c not in (view.x, view.y)]
+    unit = _unit(rows, metric)
+    figs = []
+    for i, (key, grp) in enumerate(measured.groupby(_series_key(measured, others), sort=False)):
+        if i >= MAX_FACETS:
+            break
+        table = grp.pivot_table(index=view.y, columns=view.x, values="value", aggfunc="median")
+        if view.kind == "matrix":
+            order = list(dict.fromkeys(list(table.index) + list(table.columns)))
+            table = table.reindex(index=order, columns=order)
+        else:
+            table = table.sort_index().sort_index(axis=1)
+        facet = " ".join(f"{c}={_label(v)}" for c, v in zip(others, grp.iloc[0][others]))
+        figs.append(_grid_figure(pid, metric, unit, view, table, facet))
+    return figs
+
+
+def _grid_figure(pid, metric, unit, view, table, facet) -> Figure:
+    nx, ny = table.shape[1], table.shape[0]
+
+    def draw(ax):
+        im = ax.imshow(table.values.astype(float), aspect="auto", cmap="viridis", origin="lower")
+        ax.set_xticks(range(nx), [_label(v) for v in table.columns], fontsize=7, rotation=90 if nx > 12 else 0)
+        ax.set_yticks(range(ny), [_label(v) for v in table.index], fontsize=7)
+        ax.set_xlabel(view.x)
+        ax.set_ylabel(view.y)
+        if nx * ny <= 400:
+            vmax = float(pd.DataFrame(table).max().max())
+            for yi in range(ny):
+                for xi in range(nx):
+                    v = table.values[yi, xi]
+                    if pd.notna(v):
+                        ax.text(xi, yi, f"{v:.3g}", ha="center", va="center", fontsize=6,
+                                color="black" if v > 0.6 * vmax else "white")
+        ax.figure.colorbar(im, ax=ax, label=f"{metric} [{unit}]" if unit else metric)
+
+    title = f"{pid}: {metric} over {view.x} x {view.y}" + (f" ({facet})" if facet else "")
+    side = max(3.6, min(9.0, 0.45 * max(nx, ny) + 2))
+    return Figure(pid, title, view.kind, draw, width=side + 1.5, height=side)
+
+
+def bars_figure(family: str, anchor: str, metric: str, unit: str, values: list[tuple[str, float]]) -> Figure:
+    values = sorted(values, key=lambda kv: kv[1])
+
+    def draw(ax):
+        labels = [k for k, _ in values]
+        ax.barh(range(len(values)), [v for _, v in values], color="#4c72b0")
+        ax.set_yticks(range(len(values)), labels, fontsize=7)
+        ax.set_xlabel(f"{metric} [{unit}]" if unit else metric)
+        ax.grid(True, axis="x", alpha=0.3)
+        for i, (_, v) in enumerate(values):
+            ax.text(v, i, f" {v:.3g}", va="center", fontsize=6)
+
+    return Figure(anchor, f"{family}.*: {metric}", "bars", draw, width=6.4, height=max(2.5, 0.17 * len(values) + 1))
+
+
+def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
+    """Every figure the records of a run call for, in run order. `probes` maps a probe id to what
+    it declares ({"views": [...], "metrics": [{"name": ...}]}); a probe absent from it, or one
+    declaring no views, gets the view its parameters suggest."""
+    probes = probes or {}
+    ok = df[df["status"] == "ok"]
+    ids = list(dict.fromkeys(ok["id"]))
+    families: dict[str, list[str]] = {}
+    for pid in ids:
+        families.setdefault(family_of(pid), []).append(pid)
+    figs: list[Figure] = []
+    bars: dict[tuple[str, str], list] = {}   # (family, metric) -> [(anchor, label, value, unit)]
+    for pid in ids:
+        rows = ok[ok["id"] == pid].dropna(axis=1, how="all")
+        decl = probes.get(pid, {})
+        declared_metrics = [m["name"] for m in decl.get("metrics", [])]
+        views = [View.from_json(v) for v in decl.get("views", [])]
+        if not views:
+            views = infer_views(rows, len(families[family_of(pid)]))
+        for view in views:
+            metric = _metric_of(view, rows, declared_metrics)
+            if not metric:
+                continue
+            if view.kind == "line":
+                figs += line_figures(pid, rows, view, metric)
+            elif view.kind in ("heatmap", "matrix"):
+                figs += grid_figures(pid, rows, view, metric)
+            elif view.kind == "bars":
+                sel = rows[(rows["metric"] == metric) & (~rows["derived"])]
+                if len(sel):
+                    key = (family_of(pid), metric)
+                    bars.setdefault(key, []).append((pid, pid.rsplit(".", 1)[-1], float(sel["value"].median()),
+                                                     _unit(rows, metric)))
+    for (family, metric), items in bars.items():
+        if len(items) < 2:
+            continue
+        fig = bars_figure(family, items[0][0], metric, items[0][3], [(label, v) for _, label, v, _ in items])
+        at = next((i for i, f in enumerate(figs) if ids.index(f.anchor) > ids.index(items[0][0])), len(figs))
+        figs.insert(at, fig)
+    return figs
+
+
+_SVG_HEADER = re.compile(r"^.*?(?=<svg)", re.S)
+
+
+def render_svg(fig: Figure, salt: str) -> str:
+    """The figure as an inline <svg> element: text drawn as paths (no fonts needed to view it),
+    ids salted so several figures in one page do not share them."""
+    with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "path", "font.size": 8}):
+        f, ax = plt.subplots(figsize=(fig.width, fig.height))
+        try:
+            fig.draw(ax)
+            ax.set_title(fig.title.replace(": ", "\n", 1), fontsize=9)  # the probe id, then what is drawn
+            f.tight_layout()
+            buf = io.StringIO()
+            # No metadata block: it carries a date (the page would differ run to run) and RDF namespaces.
+            f.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+        finally:
+            plt.close(f)
+    return _SVG_HEADER.sub("", buf.getvalue(), count=1)

@@ -1,0 +1,186 @@
+"""The HTML report: the binary's Markdown report (tables, coverage, guide) turned into HTML, with
+each figure inlined as SVG after the heading of the probe it belongs to. One self-contained file:
+no scripts, no fonts, no network."""
+from __future__ import annotations
+
+import html
+import re
+
+import pandas as pd
+
+from .figures import Figure, plan_figures, render_svg
+
+CSS = """
+body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;line-height:1.4}
+table{border-collapse:collapse;margin:.5em 0;font-size:12px}
+th,td{border:1px solid #ccc;padding:2px 6px;vertical-align:top}
+th{background:#f2f2f2}
+td.r,th.r{text-align:right}
+blockquote{border-left:4px solid #e0a000;margin:.5em 0;padding:.2em .8em;background:#fff8e6}
+code{background:#f4f4f4;padding:0 2px}
+figure.gd-figure{margin:1em 0}
+figure.gd-figure svg{max-width:100%;height:auto}
+figcaption{font-size:12px;color:#555}
+h2{border-bottom:1px solid #ddd}
+"""
+
+
+def slug(text: str) -> str:
+    """The anchor a heading gets: its text, lowercased, runs of other characters as '-'."""
+    return re.sub(r"[^a-z0-9._]+", "-", text.strip().lower()).strip("-")
+
+
+def _inline(text: str) -> str:
+    text = html.escape(text, quote=False)
+    text = re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", text)
+    text = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
+    text = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
+                  lambda m: f'<a href="{html.escape(m.group(2), quote=True)}">{m.group(1)}</a>', text)
+    return text.replace("\\|", "|")
+
+
+def _cells(line: str) -> list[str]:
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    return [c.strip() for c in re.split(r"(?<!\\)\|", body)]
+
+
+def _table(lines: list[str]) -> str:
+    head = _cells(lines[0])
+    align = ["r" if c.strip().endswith(":") else "" for c in _cells(lines[1])] if len(lines) > 1 else []
+    out = ["<table><thead><tr>"]
+    for i, c in enumerate(head):
+        cls = f' class="{align[i]}"' if i < len(align) and align[i] else ""
+        out.append(f"<th{cls}>{_inline(c)}</th>")
+    out.append("</tr></thead><tbody>")
+    for line in lines[2:]:
+        out.append("<tr>")
+        for i, c in enumerate(_cells(line)):
+            cls = f' class="{align[i]}"' if i < len(align) and align[i] else ""
+            out.append(f"<td{cls}>{_inline(c)}</td>")
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def markdown_to_html(md: str, after_heading=lambda level, text: "") -> str:
+    """The Markdown the binary writes (headings, pipe tables, paragraphs, lists, quotes, code
+    spans, bold, links) as HTML. `after_heading(level, text)` returns HTML placed right after a
+    heading (the figures of a probe's section)."""
+    out: list[str] = []
+    lines = md.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        m = re.match(r"^(#{1,6})\s+(.*)$", line)
+        if m:
+            level, text = len(m.group(1)), m.group(2).strip()
+            anchor = re.search(r'<a id="([^"]+)"></a>', text)
+            ident = anchor.group(1) if anchor else slug(re.sub(r"\\(.)", r"\1", text))
+            text = re.sub(r'<a id="[^"]+"></a>', "", text)
+            out.append(f'<h{level} id="{html.escape(ident, quote=True)}">{_inline(text)}</h{level}>')
+            out.append(after_heading(level, re.sub(r"\\(.)", r"\1", text)))
+            i += 1
+            continue
+        if line.lstrip().startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].lstrip().startswith("|"):
+                block.append(lines[i])
+                i += 1
+            out.append(_table(block))
+            continue
+        if line.startswith(">"):
+            block = []
+            while i < len(lines) and lines[i].startswith(">"):
+                block.append(lines[i][1:].strip())
+                i += 1
+            out.append(f"<blockquote>{_inline(' '.join(block))}</blockquote>")
+            continue
+        if re.match(r"^\s*[-*] ", line):
+            items = []
+            while i < len(lines) and re.match(r"^\s*[-*] ", lines[i]):
+                items.append(re.sub(r"^\s*[-*] ", "", lines[i]))
+                i += 1
+            out.append("<ul>" + "".join(f"<li>{_inline(t)}</li>" for t in items) + "</ul>")
+            continue
+        block = []
+        while i < len(lines) and lines[i].strip() and not re.match(r"^(#|\||>|\s*[-*] )", lines[i]):
+            block.append(lines[i])
+            i += 1
+        out.append(f"<p>{_inline(' '.join(block))}</p>")
+    return "\n".join(out)
+
+
+def _figure_html(fig: Figure, n: int) -> str:
+    svg = render_svg(fig, salt=f"gd{n}")
+    cap = html.escape(fig.title + (f" ({fig.caption})" if fig.caption else ""))
+    return (f'<figure class="gd-figure" id="fig-{n}" data-kind="{fig.kind}" data-probe="{html.escape(fig.anchor)}">'
+            f"{svg}<figcaption>Figure {n}: {cap}</figcaption></figure>")
+
+
+def coverage_figure(coverage: list[dict]) -> Figure | None:
+    """Stacked bars of items per category: measured, planned, not applicable."""
+    if not coverage:
+        return None
+    cats = [c["category"] for c in coverage]
+
+    def draw(ax):
+        left = [0] * len(cats)
+        for key, color in (("measured", "#55a868"), ("planned", "#c8c8c8"), ("not_applicable", "#8172b2")):
+            vals = [c.get(key, 0) for c in coverage]
+            ax.barh(range(len(cats)), vals, left=left, color=color, label=key.replace("_", " "))
+            left = [a + b for a, b in zip(left, vals)]
+        ax.set_yticks(range(len(cats)), cats, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("seed items")
+        ax.legend(fontsize=7, loc="lower right")
+
+    return Figure("coverage", "Coverage of the seeds' items by category", "bars", draw,
+                  height=max(2.5, 0.22 * len(cats) + 1))
+
+
+def build_html(df: pd.DataFrame | None, context: dict) -> str:
+    """The page: context["markdown"] (the binary's report) with the figures the records call for;
+    context["probes"] holds each probe's declared views and metrics, context["coverage"] the
+    per-category counts drawn on the first page."""
+    figs = plan_figures(df, context.get("probes") or {}) if df is not None else []
+    by_anchor: dict[str, list[Figure]] = {}
+    for f in figs:
+        by_anchor.setdefault(f.anchor, []).append(f)
+    cov = coverage_figure(context.get("coverage") or [])
+    if cov:
+        by_anchor.setdefault("coverage", []).insert(0, cov)
+    count = [0]
+    placed: set[str] = set()
+
+    def after_heading(level: int, text: str) -> str:
+        key = text.strip()
+        if key.lower().startswith("coverage"):
+            key = "coverage"
+        if key in placed or key not in by_anchor:
+            return ""
+        placed.add(key)
+        parts = []
+        for f in by_anchor[key]:
+            count[0] += 1
+            parts.append(_figure_html(f, count[0]))
+        return "\n".join(parts)
+
+    body = markdown_to_html(context.get("markdown") or f"# gpudissect report\n", after_heading)
+    rest = []
+    for key, fl in by_anchor.items():  # figures whose section the Markdown lacks go at the end
+        if key not in placed:
+            for f in fl:
+                count[0] += 1
+                rest.append(_figure_html(f, count[0]))
+    if rest:
+        body += "\n<h2 id=\"more-figures\">More figures</h2>\n" + "\n".join(rest)
+    title = html.escape(context.get("title") or "gpudissect report")
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+            f"<style>{CSS}</style></head>\n<body data-figures=\"{count[0]}\">\n{body}\n</body></html>\n")

@@ -1,0 +1,31 @@
+"""The page: the binary's Markdown as HTML, figures after their probe's heading, nothing external."""
+import re
+
+from conftest import RUN
+from gpudissect import load_run
+from gpudissect.html import build_html, markdown_to_html
+
+
+def test_markdown_tables_headings_and_escaping():
+    md = ("# Title\n\n## memory.latency.chase\n\n| a | b |\n| --- | ---: |\n| x \\| y | **2** |\n\n"
+          "> ⚠ warn `code`\n\n- item [link](#memory.latency.chase)\n\n<script>alert(1)</script>\n")
+    html = markdown_to_html(md)
+    assert '<h2 id="memory.latency.chase">' in html
+    assert '<td class="r"><strong>2</strong></td>' in html and "<td>x | y</td>" in html
+    assert "<blockquote>" in html and "<code>code</code>" in html
+    assert '<a href="#memory.latency.chase">link</a>' in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_figures_follow_their_probe_heading_and_are_counted():
+    md = "# r\n\n## Coverage of the seeds' items\n\n### compute.peak.fp32\n\ntext\n\n### memory.latency.chase\n"
+    ctx = {"markdown": md, "coverage": [{"category": "memory", "measured": 4, "planned": 5, "not_applicable": 0}]}
+    page = build_html(load_run(RUN), ctx)
+    n = int(re.search(r'data-figures="(\d+)"', page).group(1))
+    assert n == page.count('<figure class="gd-figure"') and n >= 5
+    assert page.index('id="compute.peak.fp32"') < page.index('data-probe="compute.peak.fp32"') < page.index(
+        'id="memory.latency.chase"')
+    # Figures of probes the Markdown has no section for still appear.
+    assert 'id="more-figures"' in page
+    # Nothing to fetch: no scripts, stylesheets or addresses but the SVG/XLink namespace names.
+    assert not re.search(r"<script|<link|<img|https?://(?!www\.w3\.org/(2000/svg|1999/xlink))", page)

@@ -1,0 +1,26 @@
+// The HTML report: the Markdown report with figures, drawn by the Python package in python/
+// (pandas + matplotlib) that this runs as a child process. One self-contained file.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gd {
+
+struct PythonRuntime {
+  std::string python;       // interpreter
+  std::string package_dir;  // the folder holding python/gpudissect
+};
+
+// GPUDISSECT_PYTHON_DIR, else python/ beside or above the binary's folder, else the source tree
+// the binary was built from; GPUDISSECT_PYTHON, else the project's venv (.venv, made by
+// scripts/setup.sh) beside that folder, else python3 on PATH. Throws Error when no package is found.
+PythonRuntime find_python_runtime();
+
+// Runs `python -m gpudissect html` on a run file (empty: none, the page is the Markdown alone)
+// with `context` (the Markdown report, the probes' views, the coverage counts) and returns the
+// page. Throws Error naming what to install when Python, pandas or matplotlib is missing, and
+// when the drawing fails.
+std::string render_html(const std::string& run_path, const nlohmann::json& context);
+
+}  // namespace gd

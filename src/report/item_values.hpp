@@ -1,0 +1,52 @@
+// The values a run gives for the seeds' items (data/coverage/seed-items.csv): a measured run
+// through its probes' declarations (ProbeSpec::covers: which metric of which record answers an
+// item), a reference dataset (data/reference/) directly, its records being named by item id.
+// Coverage, the cross-generation table and the guide all read values through this one door.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/probe.hpp"
+#include "core/run_file.hpp"
+
+namespace gd {
+
+struct ItemValue {
+  std::string item;
+  double value = 0;
+  std::string unit;
+  std::string as_written;   // a reference's figure as the seed writes it ("~4", "24-32"); "" for a run
+  const Record* record = nullptr;  // null: the run's device description (the driver's properties)
+  std::string metric;
+};
+
+// True for a reference dataset (options.reference is set): the seeds' published values.
+bool is_reference(const RunDocument& doc);
+// The chip a document is about: the device name, "(reference)" appended for a reference dataset.
+std::string chip_label(const RunDocument& doc);
+
+// Item id -> value. For a run, the first ok record of a covering probe whose params include the
+// cover's `where` and that carries its metric, and the platform items the run's device
+// description answers (SM count, L2 size, ... as the driver reported them at run time); for a
+// reference, each record whose id is an item.
+std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::vector<const ProbeSpec*>& probes);
+
+// The value of one probe's metric on the first ok record whose params include `where`.
+std::optional<ItemValue> metric_value(const RunDocument& doc, const std::string& probe, const std::string& metric,
+                                      const Params& where = {});
+
+// Multiply a value in `from` by this to get it in `to` (TB/s -> GB/s: 1000); nullopt when the
+// units are not two spellings of one dimension this knows.
+std::optional<double> unit_factor(const std::string& from, const std::string& to);
+
+// "memory.latency.chase level=DRAM variant=cg": where a value came from, for links and notes.
+std::string record_label(const Record& r);
+// The HTML/Markdown anchor of a probe's section in the report ("#memory.latency.chase").
+std::string record_anchor(const Record& r);
+// The same for a value: its record's, or the device description's ("device.sm_count", "#device").
+std::string value_label(const ItemValue& v);
+std::string value_anchor(const ItemValue& v);
+
+}  // namespace gd

@@ -1,0 +1,45 @@
+// The seeds' measurement items (data/coverage/seed-items.csv, compiled in) and the rules that make
+// an item not applicable to a chip (data/coverage/not-applicable.csv): the checklist that
+// `coverage` measures the suite against and the quantities `compare` lines up across chips.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gd {
+
+struct SeedItem {
+  std::string id;          // "memory.l2.near_latency"; repeats once per chip a seed gives a value for
+  std::string category;    // the id's first segment
+  std::string item;        // the seed's wording of the quantity and its condition
+  std::string unit;
+  std::string seed_value;  // as written ("~4", "24-32", "yes"); empty when the seed gives no number
+  std::string arch;        // the chip the value is for: sm_120, sm_100, sm_90, ...
+  std::string source;      // seed file
+  std::string section;     // the seed's heading, figure or table
+};
+
+struct NotApplicableRule {
+  std::string item_prefix;
+  int min_cc = 0, max_cc = 0;  // the chips the item exists on (0: unbounded)
+  int min_gpus = 1;
+  std::string reason;
+};
+
+// RFC 4180 CSV (quoted fields with commas, doubled quotes, newlines); the first row is the header.
+// Throws std::invalid_argument on an unterminated quote or a row whose width differs from the header's.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text);
+
+const std::vector<SeedItem>& seed_items();               // every row, in file order
+std::vector<std::string> seed_item_ids();                // distinct ids, in file order
+bool is_seed_item(const std::string& id);
+const std::vector<NotApplicableRule>& not_applicable_rules();
+// Why `id` cannot be measured on a chip of this compute capability with this many GPUs; nullopt
+// when it can.
+std::optional<std::string> not_applicable_reason(const std::string& id, int cc, int gpus);
+
+// The first number in a seed value ("~4.22" -> 4.22; "24-32" -> 28, the middle of a range;
+// "≥32" -> 32); nullopt for text ("yes", "1:39", empty).
+std::optional<double> seed_number(const std::string& seed_value);
+
+}  // namespace gd
