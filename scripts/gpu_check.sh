@@ -10,6 +10,8 @@
 #                                               uses DIR/gpudissect, built elsewhere, and refuses it
 #                                               if it was not built from this tree (see is_fresh)
 #   GPUDISSECT_ALLOW_STALE=1                    runs a stale carried binary anyway, and says so
+#   GPUDISSECT_NCU_FILTER="GLOB ..."            adds a quick `run --ncu` of these probes (counters
+#                                               beside timings; needs ncu)
 #
 # Logs and run files go to $OUT (or results/gpu_check).
 set -uo pipefail
@@ -131,11 +133,16 @@ else
 fi
 step quick "$out/quick.log" run_into quick --quick
 step full "$out/full.log" run_into full "$@"
+if [[ -n ${GPUDISSECT_NCU_FILTER:-} ]]; then
+  ncu_args=()
+  for f in $GPUDISSECT_NCU_FILTER; do ncu_args+=(--filter "$f"); done
+  step ncu "$out/ncu.log" run_into ncu --ncu --quick "${ncu_args[@]}"
+fi
 step report "$out/report.log" "$bin" report "$out/full.json" --format csv --out "$out/full.csv"
 step summarize "$out/summary.txt" python3 "$root/scripts/summarize_run.py" "$out/full.json"
 
 echo
 tail -n 1 "$out/verify.txt"
-grep -hE '^[0-9]+ ok' "$out/quick.log" "$out/full.log"
+grep -hE '^[0-9]+ ok' "$out/quick.log" "$out/full.log" "$out"/ncu.log 2>/dev/null
 cat "$out/summary.txt"
 summary
