@@ -31,7 +31,7 @@ TEST(CoverageCommand, EveryDeclaredItemIdExistsAndTheH200RunIsMeasuredPerCategor
   const std::string row = r.output.substr(at, r.output.find('\n', at) - at);
   EXPECT_NE(row.find("| measured "), std::string::npos) << row;
   EXPECT_NE(row.find("sm_120 372"), std::string::npos) << row;
-  EXPECT_NE(r.output.find("| not applicable |"), std::string::npos);
+  EXPECT_NE(r.output.find("| not applicable "), std::string::npos);  // padded to the column
 }
 
 TEST(GuideCommand, StatesThePrinciplesTheSuiteMeasures) {
