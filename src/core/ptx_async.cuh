@@ -182,6 +182,14 @@ __device__ __forceinline__ void tensor_load(unsigned dst, const CUtensorMap* map
                               ::"r"(dst), "l"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]), "r"(bar)
                               : "memory");)
 }
+// With an L2 eviction policy from createpolicy (the .L2::cache_hint form).
+__device__ __forceinline__ void tensor_load_2d_hint(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar,
+                                                    unsigned long long policy) {
+  [[maybe_unused]] const auto m = reinterpret_cast<unsigned long long>(map);
+  GD_SM90_ONLY(asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+                            " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst), "l"(m), "r"(x), "r"(y), "r"(bar), "l"(policy)
+                            : "memory");)
+}
 // 2D tile delivered to every CTA of the cluster named in cta_mask (same shared offset, each
 // CTA's mbarrier at the same offset).
 __device__ __forceinline__ void tensor_load_2d_multicast(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar,
@@ -220,6 +228,16 @@ __device__ __forceinline__ unsigned cluster_ctarank() {
   unsigned r = 0;
   GD_SM90_ONLY(asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));)
   return r;
+}
+// The shared::cluster address of `addr` (a shared::cta address) in the CTA of rank `rank`.
+__device__ __forceinline__ unsigned mapa_shared(unsigned addr, unsigned rank) {
+  unsigned r = 0;
+  GD_SM90_ONLY(asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));)
+  return r;
+}
+// Arrives on an mbarrier in another CTA of the cluster (a shared::cluster address from mapa).
+__device__ __forceinline__ void mbarrier_arrive_cluster(unsigned remote_bar) {
+  GD_SM90_ONLY(asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote_bar) : "memory");)
 }
 __device__ __forceinline__ void cluster_sync() {
   GD_SM90_ONLY(asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");)

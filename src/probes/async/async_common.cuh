@@ -14,6 +14,8 @@
 #include "core/event_timing.hpp"
 #include "core/launch.cuh"
 #include "core/probe.hpp"
+#include "core/ptx_async.cuh"
+#include "core/timing.cuh"
 
 namespace gd::async {
 namespace {
@@ -138,6 +140,106 @@ inline void summarize_inflight(SummaryContext& sc) {
     d.extra["envelope_bytes_per_sm_tbps"] = env;
     d.extra["knee_tbps"] = c.knee_tbps;
   }
+}
+
+// --- the TMA ring: one thread per CTA keeps `stages` copies in flight ------------------------
+constexpr int kMaxRingStages = 16;
+
+// Copy t of CTA b is the grid's (t * CTAs + b)-th unit of `src` (a Source: bytes(), and
+// issue(dst, unit, bar) starting the copy and completing on bar). The producer waits for the
+// oldest slot, reads its first word (the data is used) and refills it. Only thread 0 works:
+// one TMA instruction moves kilobytes, so one issuing thread is what TMA producers use.
+template <class Source>
+__global__ void __launch_bounds__(32) tma_ring_kernel(const __grid_constant__ Source src, int stages, int trips,
+                                                       unsigned* sum, RegionTiming* timing) {
+  extern __shared__ __align__(1024) char ring[];
+  __shared__ alignas(8) unsigned long long full[kMaxRingStages];
+  BlockClock clock;
+  clock.begin();
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) ptx::mbarrier_init(ptx::smem_u32(&full[s]), 1);
+    ptx::fence_mbarrier_init();
+    const unsigned base = ptx::smem_u32(ring), bytes = src.bytes();
+    const auto issue = [&](int t) {
+      const int s = t % stages;
+      const unsigned bar = ptx::smem_u32(&full[s]);
+      ptx::mbarrier_arrive_expect_tx(bar, bytes);
+      src.issue(base + unsigned(s) * bytes, (long long)t * gridDim.x + blockIdx.x, bar);
+    };
+    for (int t = 0; t < stages && t < trips; ++t) issue(t);
+    unsigned acc = 0;
+    for (int t = 0; t < trips; ++t) {
+      const int s = t % stages;
+      ptx::mbarrier_wait_parity(ptx::smem_u32(&full[s]), unsigned(t / stages) & 1u);
+      acc += ptx::ld_shared_u32(base + unsigned(s) * bytes);
+      if (t + stages < trips) issue(t + stages);
+    }
+    atomicAdd(sum, acc);
+  }
+  clock.end(timing);
+}
+
+// What a ring over `src` sums for `trips` trips of `blocks` CTAs: first_word(unit) is the host's
+// view of the first 4 bytes a unit delivers.
+template <class Source>
+unsigned ring_expected_sum(const Source& src, int trips, unsigned blocks, unsigned seed) {
+  unsigned want = 0;
+  for (long long u = 0; u < (long long)trips * blocks; ++u) want += src.first_word(u, seed);
+  return want;
+}
+
+struct RingShape {
+  int ctas_per_sm = 1, stages = 1;
+};
+
+// Runs one ring point: checks the sum of a short run, then times launches of ~2 ms and emits
+// bandwidth, depth and Little's-law latency. `make(window_base)` builds the Source reading
+// from a window of the buffer (DRAM: a new window per launch, so L2 holds nothing of it).
+template <class Source, class Make>
+void run_ring(ProbeContext& ctx, const RingShape& shape, const std::string& where, const SourceBuffer& buf,
+              const StreamSource& region, Make&& make) {
+  if (shape.stages < 1 || shape.stages > kMaxRingStages)
+    throw UserError("stages must be in 1.." + std::to_string(kMaxRingStages));
+  const DeviceInfo& d = ctx.device();
+  const Source probe_src = make(buf.bytes());
+  const long long unit = probe_src.bytes();
+  const int smem = int(unit * shape.stages) + 1024;  // + alignment slack for swizzled boxes
+  const auto kernel = tma_ring_kernel<Source>;
+  if (smem > d.shared_per_block_optin) ctx.skip("the ring (" + std::to_string(smem) + " B) exceeds shared memory per block");
+  GD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  int fit = 0;
+  GD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, 32, smem));
+  if (fit < shape.ctas_per_sm)
+    ctx.skip(std::to_string(shape.ctas_per_sm) + " CTAs/SM requested, " + std::to_string(fit) + " fit (" +
+             std::to_string(smem) + " B of shared memory each)");
+  const unsigned blocks = unsigned(d.sm_count * shape.ctas_per_sm);
+  const long long trip_bytes = (long long)blocks * unit;
+  const double inflight_per_sm = double(shape.ctas_per_sm) * shape.stages * unit;
+  const long long bytes = launch_bytes(d, where, inflight_per_sm * d.sm_count, trip_bytes, 4LL * shape.stages, region.buffer_bytes);
+  const int trips = int(bytes / trip_bytes);
+  DeviceBuffer<unsigned> sum(1);
+  DeviceBuffer<RegionTiming> timing(blocks);
+  const LaunchShape launch_shape{blocks, 32, std::size_t(smem)};
+
+  const int check_trips = 2 * shape.stages + 1;
+  sum.fill_zero();
+  launch(ctx, kernel, launch_shape, probe_src, shape.stages, check_trips, sum.get(), timing.get());
+  GD_CUDA_CHECK_LAUNCH();
+  if (sum.to_host()[0] != ring_expected_sum(probe_src, check_trips, blocks, buf.seed))
+    throw Error("the copies delivered other bytes than the source holds: the ring is not copying what it claims");
+
+  const long long windows = where == "dram" ? region.buffer_bytes / bytes : 1;
+  std::vector<Source> sources;
+  for (long long w = 0; w < windows; ++w) sources.push_back(make(buf.bytes() + w * bytes));
+  long long k = 0;
+  const auto stream = [&] { launch(ctx, kernel, launch_shape, sources[std::size_t(k++ % windows)], shape.stages, trips, sum.get(), timing.get()); };
+  const Summary tbps =
+      measure_event_timed(ctx, stream, [&](double s) { return double(bytes) / s / 1e12; }, stream_policy()).summary;
+  ctx.set_observed_sm_clock_mhz(clock_mhz(timing.to_host()),
+                                "clock64 over %globaltimer, read by thread 0 of every block of the last timed launch");
+  emit_inflight_point(ctx, tbps, inflight_per_sm);
+  ctx.extra()["bytes_per_launch"] = bytes;
+  ctx.extra()["shared_bytes_per_cta"] = smem;
 }
 
 }  // namespace
