@@ -179,9 +179,9 @@ ProbeSpec cp_async_spec() {
   s.id = std::string("async.cp_async.") + Row::name;
   s.description = std::string("cp.async ") + Row::name + " read stream into a shared-memory ring: bandwidth vs bytes in flight per SM";
   s.axes = {Axis::list("source", std::vector<std::string>{"dram", "l2"}),
-            Row::full ? std::move(Axis::list("ctas_per_sm", {1, 2, 3, 4})).quick({1, 4}) : Axis::list("ctas_per_sm", {1, 4}),
+            Row::full ? std::move(Axis::list("ctas_per_sm", {1, 2, 3, 4})).quick({1, 4}) : Axis::list("ctas_per_sm", std::vector<std::int64_t>{1, 4}),
             std::move(Axis::list("stages", {1, 2, 4, 8, 16})).quick({1, 4, 16}),
-            Row::full ? std::move(Axis::list("threads", {64, 128, 256})).quick({256}) : Axis::list("threads", {256})};
+            Row::full ? std::move(Axis::list("threads", {64, 128, 256})).quick({256}) : Axis::list("threads", std::vector<std::int64_t>{256})};
   for (int st : kStages) {
     const std::string tmpl = std::string("*cp_async_stream_kernel<*::") + Row::tag + ", " + std::to_string(st) + ">*";
     // The prologue and the loop each hold the copy: the loop's is the one timed.

@@ -68,7 +68,7 @@ struct ElectSync {
   __device__ static unsigned op(const CostState&, unsigned acc) { return acc + ptx::elect_one(); }
 };
 struct PrefetchTensormap {
-  static constexpr const char* name = "prefetch_tensormap", *tag = "PrefetchTensormap", *sass = "UTMAPF";
+  static constexpr const char* name = "prefetch_tensormap", *tag = "PrefetchTensormap", *sass = "UTMACCTL.PF";
   __device__ static unsigned op(const CostState& s, unsigned acc) {
     ptx::prefetch_tensormap(s.map);
     return acc;

@@ -146,9 +146,9 @@ ProbeSpec tensor_load_spec() {
   std::vector<std::string> names;
   for (const TensorRow& r : kRows) names.push_back(r.name);
   s.axes = {Axis::list("box", names), Axis::list("source", std::vector<std::string>{"dram", "l2"}),
-            Axis::list("ctas_per_sm", {2}), std::move(Axis::list("stages", {1, 4})).quick({4})};
+            Axis::list("ctas_per_sm", std::vector<std::int64_t>{2}), std::move(Axis::list("stages", {1, 4})).quick({4})};
   for (int rank = 1; rank <= 5; ++rank)
-    s.sass.push_back(expect_sass("*tma_ring_kernel<*TensorSource<" + std::to_string(rank) + ">>*", SassRegion::Whole,
+    s.sass.push_back(expect_sass("*tma_ring_kernel<*TensorSource<" + std::to_string(rank) + ">*", SassRegion::Whole,
                                  {{"UTMALDG." + std::to_string(rank) + "D", 1, -1}, {"SYNCS.PHASECHK", 1, -1}}));
   s.sass.push_back(async::fill_source_sass());
   s.metrics = async::inflight_metrics();
