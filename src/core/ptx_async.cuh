@@ -14,8 +14,9 @@
 #else
 #define GD_SM90_ONLY(...) __trap();
 #endif
-// Multicast into a cluster's CTAs: the PTX ISA has it on sm_90a and sm_100a-class chips, not on
-// sm_120 (consumer Blackwell has no multicast); elsewhere it traps and the probe is gated.
+// Multicast into a cluster's CTAs: a target feature of sm_90a and sm_100a-class code; ptxas
+// accepts it for sm_120a only with an advisory that it is expected to be much slower there, so it
+// is compiled for the first two only; elsewhere it traps and the probe is gated.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL)
 #define GD_ASYNC_MULTICAST 1
 #define GD_MULTICAST_ONLY(...) __VA_ARGS__
@@ -209,9 +210,9 @@ __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
 }
 
 // Rewrites the global address field of a tensor map held in global memory (arch-specific:
-// sm_90a and sm_100a-class code); the map must then be fenced before a copy uses it.
+// sm_90a, sm_100a and sm_120a code); the map must then be fenced before a copy uses it.
 __device__ __forceinline__ void tensormap_replace_global_address(CUtensorMap* map, unsigned long long address) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL)
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_FEAT_SM100_ALL) || defined(__CUDA_ARCH_FEAT_SM120_ALL)
   asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(map), "l"(address) : "memory");
 #else
   __trap();
@@ -235,9 +236,11 @@ __device__ __forceinline__ unsigned mapa_shared(unsigned addr, unsigned rank) {
   GD_SM90_ONLY(asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));)
   return r;
 }
-// Arrives on an mbarrier in another CTA of the cluster (a shared::cluster address from mapa).
+// Arrives on an mbarrier in another CTA of the cluster (a shared::cluster address from mapa),
+// with the default semantics, as CUTLASS's ClusterBarrier does: the explicit .release.cluster
+// form costs a MEMBAR.ALL.GPU per arrival on sm_90a.
 __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned remote_bar) {
-  GD_SM90_ONLY(asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote_bar) : "memory");)
+  GD_SM90_ONLY(asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote_bar) : "memory");)
 }
 __device__ __forceinline__ void cluster_sync() {
   GD_SM90_ONLY(asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");)

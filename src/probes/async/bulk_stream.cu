@@ -20,7 +20,7 @@ struct BulkSource {
   unsigned long long mask;
   unsigned chunk;
   long long base_offset;  // of src within the filled buffer, for the host's view
-  __device__ unsigned bytes() const { return chunk; }
+  __host__ __device__ unsigned bytes() const { return chunk; }
   __device__ void issue(unsigned dst, long long u, unsigned bar) const {
     ptx::bulk_load(dst, src + (((unsigned long long)u * chunk) & mask), chunk, bar);
   }

@@ -142,7 +142,7 @@ void run_sync_cost(ProbeContext& ctx) {
   const std::string op = ctx.str_param("op");
   const std::string& code = ctx.device().arch_code_loaded;
   if (op == TensormapReplace::name && (code.empty() || code.back() != 'a'))
-    ctx.skip("tensormap.replace exists only in arch-specific code (sm_90a, sm_100a); the loaded code is " + code);
+    ctx.skip("tensormap.replace exists only in arch-specific code (sm_90a, sm_100a, sm_120a); the loaded code is " + code);
   DeviceBuffer<unsigned> target(1024);
   TiledTensorMapSpec spec;
   spec.base = target.get();

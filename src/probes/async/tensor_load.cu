@@ -65,7 +65,7 @@ struct TensorSource {
   Hint hint;
   long long base_word, outer_stride_words;  // host's view: where the window starts, words per outer step
 
-  __device__ unsigned bytes() const { return box_bytes; }
+  __host__ __device__ unsigned bytes() const { return box_bytes; }
   __device__ void issue(unsigned dst, long long u, unsigned bar) const {
     u %= units;
     int c[5] = {int(u % n0) * box[0], 0, 0, 0, 0};
