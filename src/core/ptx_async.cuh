@@ -142,6 +142,11 @@ __device__ __forceinline__ void bulk_commit() { GD_SM90_ONLY(asm volatile("cp.as
 __device__ __forceinline__ void bulk_wait_read_all() {
   GD_SM90_ONLY(asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");)
 }
+// ...keeping at most Pending committed groups still reading their source.
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_read() {
+  GD_SM90_ONLY(asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");)
+}
 // ...or until the stores are complete (visible in global memory).
 __device__ __forceinline__ void bulk_wait_all() { GD_SM90_ONLY(asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");) }
 

@@ -14,6 +14,7 @@
 #include "core/tensor_map.hpp"
 #include "core/timing.cuh"
 #include "async_common.cuh"
+#include "variant_table.cuh"
 
 namespace gd {
 namespace {
@@ -25,6 +26,7 @@ constexpr int kUnroll = 4;
 struct PlainLoad {
   static constexpr const char* name = "ld";
   static constexpr const char* tag = "PlainLoad";
+  static constexpr const char* sass = "LDG.E.STRONG.GPU";
   __device__ static unsigned step(const char* base, const CUtensorMap*, unsigned, unsigned, unsigned idx, int) {
     return ptx::ld_cg_u32(base + (unsigned long long)idx * kLineBytes);
   }
@@ -32,6 +34,7 @@ struct PlainLoad {
 struct CpAsyncGroup {
   static constexpr const char* name = "cp_async";
   static constexpr const char* tag = "CpAsyncGroup";
+  static constexpr const char* sass = "LDGSTS.E.BYPASS.128+DEPBAR.LE+LDS";
   __device__ static unsigned step(const char* base, const CUtensorMap*, unsigned slot, unsigned, unsigned idx, int) {
     ptx::cp_async<16, ptx::CpAsyncCache::Cg>(slot, base + (unsigned long long)idx * kLineBytes);
     ptx::cp_async_commit();
@@ -42,6 +45,7 @@ struct CpAsyncGroup {
 struct BulkCopy {
   static constexpr const char* name = "bulk";
   static constexpr const char* tag = "BulkCopy";
+  static constexpr const char* sass = "UBLKCP.S.G+SYNCS.PHASECHK+LDS";
   __device__ static unsigned step(const char* base, const CUtensorMap*, unsigned slot, unsigned bar, unsigned idx, int k) {
     ptx::mbarrier_arrive_expect_tx(bar, 16);
     ptx::bulk_load(slot, base + (unsigned long long)idx * kLineBytes, 16, bar);
@@ -52,6 +56,7 @@ struct BulkCopy {
 struct TensorLoad1d {
   static constexpr const char* name = "tensor_1d";
   static constexpr const char* tag = "TensorLoad1d";
+  static constexpr const char* sass = "UTMALDG.1D+SYNCS.PHASECHK+LDS";
   __device__ static unsigned step(const char*, const CUtensorMap* map, unsigned slot, unsigned bar, unsigned idx, int k) {
     const int c[1] = {int(idx * (kLineBytes / 4))};
     ptx::mbarrier_arrive_expect_tx(bar, 16);
@@ -97,16 +102,7 @@ __global__ void link_lines_lcg_kernel(unsigned* lines, unsigned n, unsigned a, u
 template <class Mech>
 using ChaseKernel = void (*)(const char*, const CUtensorMap, unsigned, int, unsigned*, RegionTiming*);
 
-template <class... Mechs>
-struct MechTable {
-  static std::vector<std::string> names() { return {Mechs::name...}; }
-  template <class F>
-  static void with(const std::string& name, F&& f) {
-    const bool found = ((name == Mechs::name ? (f(Mechs{}), true) : false) || ...);
-    if (!found) throw UserError("unknown copy mechanism '" + name + "'");
-  }
-};
-using Mechanisms = MechTable<PlainLoad, CpAsyncGroup, BulkCopy, TensorLoad1d>;
+using Mechanisms = async::VariantTable<PlainLoad, CpAsyncGroup, BulkCopy, TensorLoad1d>;
 
 void run_copy_latency(ProbeContext& ctx) {
   const std::string mech = ctx.str_param("mechanism"), level = ctx.str_param("level");
@@ -183,14 +179,8 @@ ProbeSpec copy_latency_spec() {
   s.needs.min_cc = 90;
   s.needs.features = {Feature::Tma};
   s.axes = {Axis::list("mechanism", Mechanisms::names()), Axis::list("level", std::vector<std::string>{"l2", "dram"})};
-  const auto region = [](const char* tag, std::vector<OpcodeExpectation> ops) {
-    return expect_sass(std::string("*copy_chase_kernel<*::") + tag + ">*", SassRegion::Clocked, std::move(ops));
-  };
-  s.sass = {region(PlainLoad::tag, {{"LDG.E.STRONG.GPU", kUnroll, kUnroll}}),
-            region(CpAsyncGroup::tag, {{"LDGSTS.E.BYPASS.128", kUnroll, kUnroll}, {"DEPBAR.LE", kUnroll, kUnroll}, {"LDS", kUnroll, -1}}),
-            region(BulkCopy::tag, {{"UBLKCP.S.G", kUnroll, kUnroll}, {"SYNCS.PHASECHK", kUnroll, -1}, {"LDS", kUnroll, -1}}),
-            region(TensorLoad1d::tag, {{"UTMALDG.1D", kUnroll, kUnroll}, {"SYNCS.PHASECHK", kUnroll, -1}, {"LDS", kUnroll, -1}}),
-            expect_sass("*link_lines_lcg_kernel*", SassRegion::Whole, {{"STG.E", 1, -1}})};
+  s.sass = Mechanisms::sass("copy_chase_kernel", SassRegion::Clocked, kUnroll);
+  s.sass.push_back(expect_sass("*link_lines_lcg_kernel*", SassRegion::Whole, {{"STG.E", 1, -1}}));
   s.metrics = chain_latency_metrics("cycles from issuing one copy to its data being usable (chain slope)");
   s.metrics.push_back({"overhead/cycles", "cycles", "derived: latency over a plain ld.global.cg of the same lines"});
   s.metrics.push_back({"overhead/ns", "ns", "the same in ns"});

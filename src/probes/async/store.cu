@@ -12,6 +12,7 @@
 #include "core/tensor_map.hpp"
 #include "core/timing.cuh"
 #include "async_common.cuh"
+#include "variant_table.cuh"
 
 namespace gd {
 namespace {
@@ -40,12 +41,12 @@ struct TensorStore {
     else ptx::bulk_wait_read_all();
   }
 };
-struct Bulk128Read : BulkStore<128, false> { static constexpr const char *name = "bulk128_read", *tag = "Bulk128Read", *sass = "UBLKCP.G.S"; };
-struct Bulk128Complete : BulkStore<128, true> { static constexpr const char *name = "bulk128_complete", *tag = "Bulk128Complete", *sass = "UBLKCP.G.S"; };
-struct Bulk4kRead : BulkStore<kTile, false> { static constexpr const char *name = "bulk4k_read", *tag = "Bulk4kRead", *sass = "UBLKCP.G.S"; };
-struct Bulk4kComplete : BulkStore<kTile, true> { static constexpr const char *name = "bulk4k_complete", *tag = "Bulk4kComplete", *sass = "UBLKCP.G.S"; };
-struct Tensor4kRead : TensorStore<false> { static constexpr const char *name = "tensor4k_read", *tag = "Tensor4kRead", *sass = "UTMASTG.2D"; };
-struct Tensor4kComplete : TensorStore<true> { static constexpr const char *name = "tensor4k_complete", *tag = "Tensor4kComplete", *sass = "UTMASTG.2D"; };
+struct Bulk128Read : BulkStore<128, false> { static constexpr const char *name = "bulk128_read", *tag = "Bulk128Read", *sass = "UBLKCP.G.S+UTMACMDFLUSH+DEPBAR.LE"; };
+struct Bulk128Complete : BulkStore<128, true> { static constexpr const char *name = "bulk128_complete", *tag = "Bulk128Complete", *sass = "UBLKCP.G.S+UTMACMDFLUSH+DEPBAR.LE"; };
+struct Bulk4kRead : BulkStore<kTile, false> { static constexpr const char *name = "bulk4k_read", *tag = "Bulk4kRead", *sass = "UBLKCP.G.S+UTMACMDFLUSH+DEPBAR.LE"; };
+struct Bulk4kComplete : BulkStore<kTile, true> { static constexpr const char *name = "bulk4k_complete", *tag = "Bulk4kComplete", *sass = "UBLKCP.G.S+UTMACMDFLUSH+DEPBAR.LE"; };
+struct Tensor4kRead : TensorStore<false> { static constexpr const char *name = "tensor4k_read", *tag = "Tensor4kRead", *sass = "UTMASTG.2D+UTMACMDFLUSH+DEPBAR.LE"; };
+struct Tensor4kComplete : TensorStore<true> { static constexpr const char *name = "tensor4k_complete", *tag = "Tensor4kComplete", *sass = "UTMASTG.2D+UTMACMDFLUSH+DEPBAR.LE"; };
 
 template <class Op>
 __global__ void store_chain_kernel(char* dst, const __grid_constant__ CUtensorMap map, int trips, unsigned* out,
@@ -69,19 +70,7 @@ __global__ void store_chain_kernel(char* dst, const __grid_constant__ CUtensorMa
   timing[0] = t;
 }
 
-template <class... Ops>
-struct StoreTable {
-  static std::vector<std::string> names() { return {Ops::name...}; }
-  template <class F>
-  static void with(const std::string& name, F&& f) {
-    if (!((name == Ops::name ? (f(Ops{}), true) : false) || ...)) throw UserError("unknown store '" + name + "'");
-  }
-  static std::vector<SassExpectation> sass() {
-    return {expect_sass(std::string("*store_chain_kernel<*::") + Ops::tag + ">*", SassRegion::Clocked,
-                        {{Ops::sass, kUnroll, kUnroll}, {"UTMACMDFLUSH", kUnroll, kUnroll}, {"DEPBAR.LE", kUnroll, kUnroll}})...};
-  }
-};
-using Stores = StoreTable<Bulk128Read, Bulk128Complete, Bulk4kRead, Bulk4kComplete, Tensor4kRead, Tensor4kComplete>;
+using Stores = async::VariantTable<Bulk128Read, Bulk128Complete, Bulk4kRead, Bulk4kComplete, Tensor4kRead, Tensor4kComplete>;
 
 void run_store_latency(ProbeContext& ctx) {
   async::require_sm90_code(ctx);
@@ -123,7 +112,7 @@ ProbeSpec store_latency_spec() {
   s.needs.min_cc = 90;
   s.needs.features = {Feature::Tma};
   s.axes = {Axis::list("store", Stores::names())};
-  s.sass = Stores::sass();
+  s.sass = Stores::sass("store_chain_kernel", SassRegion::Clocked, kUnroll);
   s.metrics = chain_latency_metrics("cycles from issuing one store to its wait returning (chain slope)");
   s.run = run_store_latency;
   s.time_cap_s = 4;
@@ -147,7 +136,7 @@ __global__ void __launch_bounds__(32) store_stream_kernel(char* dst, unsigned ch
     for (int t = 0; t < trips; ++t) {
       ptx::bulk_store(dst + ((unsigned long long)t * gridDim.x + blockIdx.x) * chunk, src, chunk);
       ptx::bulk_commit();
-      asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Depth - 1) : "memory");
+      ptx::bulk_wait_read<Depth - 1>();
     }
     ptx::bulk_wait_all();
   }

@@ -1,7 +1,6 @@
 // What the bookkeeping around async copies costs: mbarrier init / arrive / expect_tx / try_wait,
 // fence.proxy.async, elect.sync, prefetch.tensormap and tensormap.replace, in cycles per
 // operation issued back to back by one thread (slope over loop lengths): a pipeline pays these per stage.
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -15,6 +14,7 @@
 #include "core/tensor_map.hpp"
 #include "core/timing.cuh"
 #include "async_common.cuh"
+#include "variant_table.cuh"
 
 namespace gd {
 namespace {
@@ -114,27 +114,7 @@ __global__ void sync_cost_kernel(const __grid_constant__ CUtensorMap map, CUtens
   }
 }
 
-template <class... Ops>
-struct OpTable {
-  static std::vector<std::string> names() { return {Ops::name...}; }
-  template <class F>
-  static void with(const std::string& name, F&& f) {
-    if (!((name == Ops::name ? (f(Ops{}), true) : false) || ...)) throw UserError("unknown operation '" + name + "'");
-  }
-  // A row's `sass` lists the opcodes each operation issues, '+'-separated.
-  static std::vector<SassExpectation> sass() {
-    const auto each = [](const std::string& ops) {
-      std::vector<OpcodeExpectation> v;
-      for (std::size_t at = 0, plus; at <= ops.size(); at = plus + 1) {
-        plus = std::min(ops.find('+', at), ops.size());
-        v.push_back({ops.substr(at, plus - at), kUnroll, -1});
-      }
-      return v;
-    };
-    return {expect_sass(std::string("*sync_cost_kernel<*::") + Ops::tag + ">*", SassRegion::Clocked, each(Ops::sass))...};
-  }
-};
-using Ops = OpTable<MbarrierInit, MbarrierArrive, MbarrierArriveExpectTx, MbarrierTryWait, FenceProxyAsync,
+using Ops = async::VariantTable<MbarrierInit, MbarrierArrive, MbarrierArriveExpectTx, MbarrierTryWait, FenceProxyAsync,
                     ElectSync, PrefetchTensormap, TensormapReplace>;
 
 void run_sync_cost(ProbeContext& ctx) {
@@ -175,7 +155,7 @@ ProbeSpec sync_cost_spec() {
   s.needs.min_cc = 90;
   s.needs.features = {Feature::Tma};
   s.axes = {Axis::list("op", Ops::names())};
-  s.sass = Ops::sass();
+  s.sass = Ops::sass("sync_cost_kernel", SassRegion::Clocked, kUnroll);
   s.metrics = chain_latency_metrics("cycles per operation, issued back to back (loop-length slope)");
   s.run = run_sync_cost;
   s.time_cap_s = 6;
