@@ -162,31 +162,32 @@ __device__ __forceinline__ unsigned long long l2_policy_evict_last() {
 }
 
 // --- tensor copies (UTMALDG / UTMASTG), sm_90+ ---------------------------------------------------
-// The tensor map is a __grid_constant__ kernel parameter (or in global memory); c holds the
-// box's starting coordinates, innermost first; Rank 1..5.
+// The tensor map is a __grid_constant__ kernel parameter (or in global memory); c0..c4 are the
+// box's starting coordinates, innermost first (by value: an array argument stays in local memory
+// on sm_120a); Rank 1..5 uses the first Rank of them.
 template <int Rank>
-__device__ __forceinline__ void tensor_load(unsigned dst, const CUtensorMap* map, const int* c, unsigned bar) {
+__device__ __forceinline__ void tensor_load(unsigned dst, const CUtensorMap* map, unsigned bar, int c0, int c1 = 0,
+                                            int c2 = 0, int c3 = 0, int c4 = 0) {
   static_assert(Rank >= 1 && Rank <= 5, "tensor copies have 1 to 5 dimensions");
   [[maybe_unused]] const auto m = reinterpret_cast<unsigned long long>(map);
   if constexpr (Rank == 1)
     GD_SM90_ONLY(asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                              " [%0], [%1, {%2}], [%3];" ::"r"(dst), "l"(m), "r"(c[0]), "r"(bar) : "memory");)
+                              " [%0], [%1, {%2}], [%3];" ::"r"(dst), "l"(m), "r"(c0), "r"(bar) : "memory");)
   else if constexpr (Rank == 2)
     GD_SM90_ONLY(asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                              " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst), "l"(m), "r"(c[0]), "r"(c[1]), "r"(bar) : "memory");)
+                              " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst), "l"(m), "r"(c0), "r"(c1), "r"(bar) : "memory");)
   else if constexpr (Rank == 3)
     GD_SM90_ONLY(asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                               " [%0], [%1, {%2, %3, %4}], [%5];"
-                              ::"r"(dst), "l"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(bar) : "memory");)
+                              ::"r"(dst), "l"(m), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");)
   else if constexpr (Rank == 4)
     GD_SM90_ONLY(asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                               " [%0], [%1, {%2, %3, %4, %5}], [%6];"
-                              ::"r"(dst), "l"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(bar) : "memory");)
+                              ::"r"(dst), "l"(m), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar) : "memory");)
   else
     GD_SM90_ONLY(asm volatile("cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                               " [%0], [%1, {%2, %3, %4, %5, %6}], [%7];"
-                              ::"r"(dst), "l"(m), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]), "r"(c[4]), "r"(bar)
-                              : "memory");)
+                              ::"r"(dst), "l"(m), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(bar) : "memory");)
 }
 // With an L2 eviction policy from createpolicy (the .L2::cache_hint form).
 __device__ __forceinline__ void tensor_load_2d_hint(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar,

@@ -34,6 +34,11 @@ __global__ void fill_source_kernel(unsigned* a, long long words, unsigned seed) 
 // Declared by every probe that fills a source buffer.
 inline SassExpectation fill_source_sass() { return expect_sass("*fill_source_kernel*", SassRegion::Whole, {{"STG.E", 1, -1}}); }
 
+// On sm_120a ptxas wraps each tensor copy whose map is a kernel parameter in a check with a cold
+// call path (an absolute CALL whose frame is an STL.64), taken only when the map's address is not
+// where it must be; it does not run in a timed loop, so tensor-copy kernels forbid LDL only.
+inline std::vector<std::string> tensor_copy_forbid() { return {"LDL"}; }
+
 // A device buffer of `bytes` holding source_word(i, seed) at word i, with a fresh random seed.
 struct SourceBuffer {
   DeviceBuffer<unsigned> words;

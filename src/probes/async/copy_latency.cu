@@ -58,9 +58,8 @@ struct TensorLoad1d {
   static constexpr const char* tag = "TensorLoad1d";
   static constexpr const char* sass = "UTMALDG.1D+SYNCS.PHASECHK+LDS";
   __device__ static unsigned step(const char*, const CUtensorMap* map, unsigned slot, unsigned bar, unsigned idx, int k) {
-    const int c[1] = {int(idx * (kLineBytes / 4))};
     ptx::mbarrier_arrive_expect_tx(bar, 16);
-    ptx::tensor_load<1>(slot, map, c, bar);
+    ptx::tensor_load<1>(slot, map, bar, int(idx * (kLineBytes / 4)));
     ptx::mbarrier_wait_parity(bar, unsigned(k) & 1u);
     return ptx::ld_shared_u32(slot);
   }
@@ -180,6 +179,8 @@ ProbeSpec copy_latency_spec() {
   s.needs.features = {Feature::Tma};
   s.axes = {Axis::list("mechanism", Mechanisms::names()), Axis::list("level", std::vector<std::string>{"l2", "dram"})};
   s.sass = Mechanisms::sass("copy_chase_kernel", SassRegion::Clocked, kUnroll);
+  for (SassExpectation& e : s.sass)
+    if (e.kernel.find(TensorLoad1d::tag) != std::string::npos) e.forbid = async::tensor_copy_forbid();
   s.sass.push_back(expect_sass("*link_lines_lcg_kernel*", SassRegion::Whole, {{"STG.E", 1, -1}}));
   s.metrics = chain_latency_metrics("cycles from issuing one copy to its data being usable (chain slope)");
   s.metrics.push_back({"overhead/cycles", "cycles", "derived: latency over a plain ld.global.cg of the same lines"});

@@ -59,8 +59,7 @@ __global__ void __cluster_dims__(N, 1, 1) __launch_bounds__(32)
       if (mode == kMulticast) {
         ptx::tensor_load_2d_multicast(dst, &map, x, y, bar, (unsigned short)((1u << N) - 1));
       } else {
-        const int c[2] = {x, y};
-        ptx::tensor_load<2>(dst, &map, c, bar);
+        ptx::tensor_load<2>(dst, &map, bar, x, y);
       }
     };
     for (int t = 0; t < kStages && t < trips; ++t) {
@@ -189,7 +188,7 @@ ProbeSpec multicast_spec() {
   s.axes = {Axis::list("mode", std::vector<std::string>{"distinct", "same", "multicast"}), Axis::list("cluster", {2, 4}),
             std::move(Axis::list("source", std::vector<std::string>{"dram", "l2"})).quick_list({std::string("l2")})};
   for (const std::string n : {"2", "4"}) s.sass.push_back(expect_sass("*multicast_ring_kernel<" + n + ">*", SassRegion::Whole,
-      {{"UTMALDG.2D.MULTICAST", 1, -1}, {"UTMALDG.2D", 2, -1}, {"SYNCS.PHASECHK", 1, -1}}));
+      {{"UTMALDG.2D.MULTICAST", 1, -1}, {"UTMALDG.2D", 2, -1}, {"SYNCS.PHASECHK", 1, -1}}, async::tensor_copy_forbid()));
   s.sass.push_back(async::fill_source_sass());
   s.metrics = {{"bandwidth/delivered_tbps", "TB/s", "bytes landed in shared memory, all CTAs, per second (10^12)"},
                {"bandwidth/unique_tbps", "TB/s", "distinct tile bytes per second (what L2/DRAM must supply once)"},

@@ -68,16 +68,24 @@ struct TensorSource {
   __host__ __device__ unsigned bytes() const { return box_bytes; }
   __device__ void issue(unsigned dst, long long u, unsigned bar) const {
     u %= units;
-    int c[5] = {int(u % n0) * box[0], 0, 0, 0, 0};
-    if (Rank > 1) c[Rank - 1] = int(u / n0) * box[Rank - 1];
-    if constexpr (Rank == 2) {
+    const int x = int(u % n0) * box[0];
+    const int outer = Rank > 1 ? int(u / n0) * box[Rank - 1] : 0;  // the outermost coordinate; middle ones are 0
+    if constexpr (Rank == 1) {
+      ptx::tensor_load<1>(dst, &map, bar, x);
+    } else if constexpr (Rank == 2) {
       if (hint != Hint::None) {
         const unsigned long long policy = hint == Hint::EvictFirst ? ptx::l2_policy_evict_first() : ptx::l2_policy_evict_last();
-        ptx::tensor_load_2d_hint(dst, &map, c[0], c[1], bar, policy);
-        return;
+        ptx::tensor_load_2d_hint(dst, &map, x, outer, bar, policy);
+      } else {
+        ptx::tensor_load<2>(dst, &map, bar, x, outer);
       }
+    } else if constexpr (Rank == 3) {
+      ptx::tensor_load<3>(dst, &map, bar, x, 0, outer);
+    } else if constexpr (Rank == 4) {
+      ptx::tensor_load<4>(dst, &map, bar, x, 0, 0, outer);
+    } else {
+      ptx::tensor_load<5>(dst, &map, bar, x, 0, 0, 0, outer);
     }
-    ptx::tensor_load<Rank>(dst, &map, c, bar);
   }
   unsigned first_word(long long u, unsigned seed) const {
     u %= units;
@@ -149,7 +157,8 @@ ProbeSpec tensor_load_spec() {
             Axis::list("ctas_per_sm", std::vector<std::int64_t>{2}), std::move(Axis::list("stages", {1, 4})).quick({4})};
   for (int rank = 1; rank <= 5; ++rank)
     s.sass.push_back(expect_sass("*tma_ring_kernel<*TensorSource<" + std::to_string(rank) + ">*", SassRegion::Whole,
-                                 {{"UTMALDG." + std::to_string(rank) + "D", 1, -1}, {"SYNCS.PHASECHK", 1, -1}}));
+                                 {{"UTMALDG." + std::to_string(rank) + "D", 1, -1}, {"SYNCS.PHASECHK", 1, -1}},
+                                 async::tensor_copy_forbid()));
   s.sass.push_back(async::fill_source_sass());
   s.metrics = async::inflight_metrics();
   s.run = run_tensor_load;
