@@ -63,6 +63,15 @@ void allow_cluster_launch(void (*kernel)(Params...), std::size_t shared_bytes) {
   GD_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
 }
 
+// Dynamic shared memory that, added to the kernel's static shared memory, is the most one block
+// may have: the launch then holds one block per SM.
+template <class... Params>
+std::size_t one_block_per_sm_shared_bytes(void (*kernel)(Params...), long long shared_per_block_optin) {
+  cudaFuncAttributes attr{};
+  GD_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)));
+  return std::size_t(shared_per_block_optin) - attr.sharedSizeBytes;
+}
+
 // The largest cluster the driver will schedule for this kernel and shape (0 if it cannot say).
 template <class... Params>
 int max_cluster_size(void (*kernel)(Params...), const LaunchShape& shape) {

@@ -111,6 +111,11 @@ __device__ __forceinline__ void cluster_arrive() {
   GD_CLUSTER_PTX(asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");)
   GD_NO_CLUSTER_PTX(__trap();)
 }
+// Arrive without release semantics: no memory fence, only the barrier itself.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  GD_CLUSTER_PTX(asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");)
+  GD_NO_CLUSTER_PTX(__trap();)
+}
 __device__ __forceinline__ void cluster_wait() {
   GD_CLUSTER_PTX(asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");)
   GD_NO_CLUSTER_PTX(__trap();)

@@ -38,6 +38,10 @@ __global__ void cluster_place_kernel(BlockPlace* out, unsigned spin_ns, unsigned
   out[blockIdx.x] = BlockPlace{t.smid, ptx::cluster_ctarank(), cluster, ptx::nsmid(), clock.g0, clock.g0 + t.ns, t.cycles};
 }
 
+std::size_t place_shared_bytes(const DeviceInfo& d) {
+  return one_block_per_sm_shared_bytes(cluster_place_kernel, d.shared_per_block_optin);
+}
+
 struct PlacementRun {
   std::vector<ClusterPlacement> clusters;  // SM ids per cluster, by rank
   std::vector<Interval> spans;             // per cluster: first block start to last block end
@@ -48,7 +52,7 @@ struct PlacementRun {
 // Launches enough clusters of `size` for at least two waves and reads back where each ran.
 PlacementRun run_placement(ProbeContext& ctx, unsigned size, unsigned spin_ns, unsigned jitter_ns) {
   const DeviceInfo& d = ctx.device();
-  const LaunchShape shape{1, 32, std::size_t(d.shared_per_block_optin)};
+  const LaunchShape shape{1, 32, place_shared_bytes(d)};
   const unsigned clusters = 2 * ((d.sm_count + size - 1) / size) + 2;
   DeviceBuffer<BlockPlace> out(clusters * size);
   launch_ex(ctx, cluster_place_kernel, LaunchShape{clusters * size, 32, shape.shared_bytes}, LaunchAttrs{size},
@@ -70,10 +74,10 @@ PlacementRun run_placement(ProbeContext& ctx, unsigned size, unsigned spin_ns, u
   return run;
 }
 
-void prepare(const DeviceInfo& d) { allow_cluster_launch(cluster_place_kernel, std::size_t(d.shared_per_block_optin)); }
+void prepare(const DeviceInfo& d) { allow_cluster_launch(cluster_place_kernel, place_shared_bytes(d)); }
 
 int largest_cluster(const DeviceInfo& d) {
-  return max_cluster_size(cluster_place_kernel, LaunchShape{1, 32, std::size_t(d.shared_per_block_optin)});
+  return max_cluster_size(cluster_place_kernel, LaunchShape{1, 32, place_shared_bytes(d)});
 }
 
 struct MapResult {
@@ -199,7 +203,7 @@ void run_occupancy(ProbeContext& ctx) {
     ctx.skip("cluster size " + std::to_string(size) + " exceeds the largest the driver schedules here (" +
              std::to_string(largest) + ")");
   const MapResult& map = cached_map(ctx);
-  const LaunchShape shape{size, 32, std::size_t(d.shared_per_block_optin)};
+  const LaunchShape shape{size, 32, place_shared_bytes(d)};
   const int api = max_active_clusters(cluster_place_kernel, shape, size);
   std::vector<RegionTiming> timings;
   RepeatPolicy policy;

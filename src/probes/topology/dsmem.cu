@@ -180,7 +180,7 @@ void run_bandwidth(ProbeContext& ctx) {
   BwKernel kernel = width == 4 ? bw_kernel<4>(store) : width == 8 ? bw_kernel<8>(store) : width == 16 ? bw_kernel<16>(store) : nullptr;
   if (!kernel) throw Error("dsmem bandwidth: width must be 4, 8 or 16 bytes");
   // The most shared memory a block may take: one block per SM, so bytes per SM are per block.
-  const std::size_t smem = std::size_t(d.shared_per_block_optin);
+  const std::size_t smem = one_block_per_sm_shared_bytes(kernel, d.shared_per_block_optin);
   LaunchShape shape{size, kBwThreads, smem};
   require_cluster(ctx, kernel, shape, size);
   const int clusters = max_active_clusters(kernel, shape, size);
@@ -254,24 +254,34 @@ GD_REGISTER_PROBE(bandwidth_spec());
 
 // ---------------------------------------------------------------------------- cluster barrier
 
-// Every thread of every block runs `steps` cluster barriers; thread 0 of rank 0 times them.
+// Every thread of every block runs `steps` cluster barriers; thread 0 of rank 0 times them. The
+// release arrive is what cluster.sync() does (a memory fence first); the relaxed one is the
+// barrier alone.
+template <bool Relaxed>
 __global__ void cluster_barrier_kernel(int steps, RegionTiming* timing) {
   ptx::cluster_sync();
   RegionClock clock;
   clock.begin();
 #pragma unroll 1
-  for (int i = 0; i < steps; ++i) ptx::cluster_sync();
+  for (int i = 0; i < steps; ++i) {
+    if (Relaxed) ptx::cluster_arrive_relaxed();
+    else ptx::cluster_arrive();
+    ptx::cluster_wait();
+  }
   if (threadIdx.x == 0 && ptx::cluster_ctarank() == 0) timing[0] = clock.end();
 }
 
 void run_barrier(ProbeContext& ctx) {
   const unsigned size = unsigned(ctx.int_param("cluster_size"));
+  const std::string arrive = ctx.str_param("arrive");
+  if (arrive != "release" && arrive != "relaxed") throw Error("unknown arrive '" + arrive + "' (release, relaxed)");
+  auto* kernel = arrive == "relaxed" ? cluster_barrier_kernel<true> : cluster_barrier_kernel<false>;
   const LaunchShape shape{size, 128, 0};
-  require_cluster(ctx, cluster_barrier_kernel, shape, size);
+  require_cluster(ctx, kernel, shape, size);
   DeviceBuffer<RegionTiming> timing(1);
   const std::vector<std::int64_t> lengths{32, 64, 128, 256};
   const ChainLatency lat = measure_chain_latency(ctx, lengths, [&](std::int64_t steps) {
-    launch_ex(ctx, cluster_barrier_kernel, shape, LaunchAttrs{size}, int(steps), timing.get());
+    launch_ex(ctx, kernel, shape, LaunchAttrs{size}, int(steps), timing.get());
     return timing.to_host()[0];
   });
   emit_chain_latency(ctx, lat);
@@ -280,11 +290,15 @@ void run_barrier(ProbeContext& ctx) {
 ProbeSpec barrier_spec() {
   ProbeSpec s;
   s.id = "topology.cluster.barrier";
-  s.description = "Cluster barrier (barrier.cluster.arrive + wait) round latency by cluster size, 4 warps per block";
+  s.description = "Cluster barrier (barrier.cluster.arrive + wait) round latency by cluster size, release or relaxed arrive, 4 warps per block";
   s.needs.min_cc = 90;
   s.needs.features = {Feature::Clusters};
-  s.axes = {std::move(Axis::list("cluster_size", {1, 2, 4, 8, 16})).quick({2, 16})};
-  s.sass = {expect_sass("*cluster_barrier_kernel*", SassRegion::Clocked, {{"UCGABAR_ARV", 1, -1}, {"UCGABAR_WAIT", 1, -1}})};
+  s.axes = {Axis::list("arrive", std::vector<std::string>{"release", "relaxed"}),
+            std::move(Axis::list("cluster_size", {1, 2, 4, 8, 16})).quick({2, 16})};
+  s.sass = {expect_sass("*cluster_barrier_kernel<false>*", SassRegion::Clocked,
+                        {{"UCGABAR_ARV", 1, -1}, {"UCGABAR_WAIT", 1, -1}, {"MEMBAR", 1, -1}}),
+            expect_sass("*cluster_barrier_kernel<true>*", SassRegion::Clocked, {{"UCGABAR_ARV", 1, -1}, {"UCGABAR_WAIT", 1, -1}},
+                        {"LDL", "STL", "MEMBAR"})};
   s.metrics = chain_latency_metrics("cycles per cluster barrier round (arrive then wait)");
   s.run = run_barrier;
   s.time_cap_s = 6;

@@ -100,7 +100,7 @@ void run_pingpong(ProbeContext& ctx) {
   auto* kernel = dsmem ? sm_pingpong_kernel<true> : sm_pingpong_kernel<false>;
   // One block per SM (the most shared memory a block may have); a cluster of the largest size
   // lies within one GPC, and two resident ones lie in two GPCs when no GPC holds both.
-  LaunchShape shape{1, 32, std::size_t(d.shared_per_block_optin)};
+  LaunchShape shape{1, 32, one_block_per_sm_shared_bytes(kernel, d.shared_per_block_optin)};
   allow_cluster_launch(kernel, shape.shared_bytes);
   const int csize = max_cluster_size(kernel, shape);
   if (csize < 2) ctx.skip("the driver schedules no cluster of 2 or more blocks for a one-block-per-SM kernel");
