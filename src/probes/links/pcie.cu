@@ -11,6 +11,7 @@
 #include "analysis/chain.hpp"
 #include "core/device_buffer.hpp"
 #include "core/host_memory.hpp"
+#include "core/host_timing.hpp"
 #include "core/launch.cuh"
 #include "core/ptx_cluster.cuh"
 #include "core/registry.hpp"
@@ -54,14 +55,14 @@ void run_bandwidth(ProbeContext& ctx) {
   policy.min_samples = 5;
   policy.target_rel_ci = 0.01;
   policy.time_cap_s = ctx.quick() ? 0.6 : 1.5;
-  const Summary gbps = ctx
-                           .measure([&] {
-                             const double t0 = steady_now_s();
+  const Summary gbps = measure_host_timed(
+                           ctx,
+                           [&] {
                              copy();
                              GD_CUDA_CHECK(cudaStreamSynchronize(s1.get()));
                              GD_CUDA_CHECK(cudaStreamSynchronize(s2.get()));
-                             return moved / (steady_now_s() - t0) * 1e-9;
-                           }, policy)
+                           },
+                           [&](double s) { return moved / s * 1e-9; }, policy)
                            .summary;
   ctx.no_sm_clock("no SM code runs: the copy engines move the data over PCIe");
   ctx.metric("bandwidth/gbps", gbps);
@@ -102,17 +103,14 @@ void run_latency(ProbeContext& ctx) {
   RepeatPolicy policy;
   policy.warmup = 3;
   policy.time_cap_s = 0.3;
-  const Summary us = ctx
-                         .measure([&] {
-                           const double t0 = steady_now_s();
-                           for (int i = 0; i < kCopies; ++i) {
-                             GD_CUDA_CHECK(h2d ? cudaMemcpyAsync(dev.get(), host.get(), bytes, cudaMemcpyHostToDevice, s.get())
-                                               : cudaMemcpyAsync(host.get(), dev.get(), bytes, cudaMemcpyDeviceToHost, s.get()));
-                             GD_CUDA_CHECK(cudaStreamSynchronize(s.get()));
-                           }
-                           return (steady_now_s() - t0) / kCopies * 1e6;
-                         }, policy)
-                         .summary;
+  const Summary us = host_us_per_call(
+      ctx, kCopies,
+      [&](int) {
+        GD_CUDA_CHECK(h2d ? cudaMemcpyAsync(dev.get(), host.get(), bytes, cudaMemcpyHostToDevice, s.get())
+                          : cudaMemcpyAsync(host.get(), dev.get(), bytes, cudaMemcpyDeviceToHost, s.get()));
+        GD_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+      },
+      [] {}, policy);
   ctx.no_sm_clock("no SM code runs: a copy engine moves the data; the figure is host wall time");
   ctx.metric("latency/us", us);
 }
@@ -179,10 +177,9 @@ void run_system_atomic(ProbeContext& ctx) {
   DeviceBuffer<uint32_t> failed(1), sink(1);
   if (mode == "device_chain") {
     const std::vector<std::int64_t> lengths{16, 32, 64, 128};
-    const ChainLatency lat = measure_chain_latency(ctx, lengths, [&](std::int64_t steps) {
+    const ChainLatency lat = measure_launched_chain(ctx, lengths, [&](std::int64_t steps, RegionTiming* timing) {
       std::memset(flag, 0, 8);
-      launch(ctx, host_atomic_chain_kernel, LaunchShape{1, 32}, dev_view, int(steps), timing.get(), sink.get());
-      return timing.to_host()[0];
+      launch(ctx, host_atomic_chain_kernel, LaunchShape{1, 32}, dev_view, int(steps), timing, sink.get());
     });
     emit_chain_latency(ctx, lat);
     return;

@@ -13,6 +13,7 @@
 #include "analysis/chain.hpp"
 #include "core/device_buffer.hpp"
 #include "core/host_memory.hpp"
+#include "core/host_timing.hpp"
 #include "core/launch.cuh"
 #include "core/nvml.hpp"
 #include "core/ptx.cuh"
@@ -87,14 +88,14 @@ Peers open_peers(ProbeContext& ctx) {
 constexpr int kThreads = 256;
 constexpr int kUnroll = 4;
 
-// Streams n 16-byte vectors: loads from src (which may be the peer's memory) or stores to dst.
+// Streams trips x grid x kUnroll 16-byte vectors: loads from src (which may be the peer's memory)
+// or stores to dst. The host computes the trip count: a 64-bit division here spills on sm_120a.
 template <bool Store>
-__global__ void __launch_bounds__(kThreads) peer_stream_kernel(int4* dst, const int4* src, long long n, int seed,
+__global__ void __launch_bounds__(kThreads) peer_stream_kernel(int4* dst, const int4* src, int trips, int seed,
                                                                int4* sink, RegionTiming* timing) {
   BlockClock clock;
   clock.begin();
   const long long stride = (long long)gridDim.x * blockDim.x;
-  const int trips = int(n / (stride * kUnroll));
   int acc = seed;
   for (int t = 0; t < trips; ++t) {
     const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x + t * stride * kUnroll;
@@ -119,6 +120,7 @@ void run_bandwidth(ProbeContext& ctx) {
   const long long per_trip = (long long)blocks * kThreads * kUnroll;
   const long long n = ((ctx.quick() ? 64LL : 256LL) << 20) / 16 / per_trip * per_trip;
   const std::size_t bytes = std::size_t(n) * 16;
+  const int trips = int(n / per_trip);
   DeviceBuffer<int4> local_a(n), local_b(n), sink(1);
   DeviceBuffer<RegionTiming> timing(blocks), peer_timing;
   DeviceBuffer<int4> remote_a, remote_b, peer_sink;
@@ -147,29 +149,29 @@ void run_bandwidth(ProbeContext& ctx) {
       return;
     }
     if (dir == "read") {
-      launch(ctx, peer_stream_kernel<false>, shape, local_b.get(), remote_b.get(), n, int(rng()), sink.get(), timing.get());
+      launch(ctx, peer_stream_kernel<false>, shape, local_b.get(), remote_b.get(), trips, int(rng()), sink.get(), timing.get());
       return;
     }
-    launch(ctx, peer_stream_kernel<true>, shape, remote_a.get(), local_a.get(), n, int(rng()), sink.get(), timing.get());
+    launch(ctx, peer_stream_kernel<true>, shape, remote_a.get(), local_a.get(), trips, int(rng()), sink.get(), timing.get());
     if (dir == "bidir") {
       OnDevice on(p.peer);
       launch(ctx, peer_stream_kernel<true>, LaunchShape{unsigned(blocks), kThreads, 0, peer_stream->get()}, local_b.get(),
-             remote_b.get(), n, int(rng()), peer_sink.get(), peer_timing.get());
+             remote_b.get(), trips, int(rng()), peer_sink.get(), peer_timing.get());
     }
   };
   RepeatPolicy policy;
   policy.warmup = 2;
   policy.target_rel_ci = 0.01;
   policy.time_cap_s = ctx.quick() ? 0.5 : 1.5;
-  const Summary gbps = ctx
-                           .measure([&] {
-                             const double t0 = steady_now_s();
+  const Summary gbps = measure_host_timed(
+                           ctx,
+                           [&] {
                              enqueue();
                              GD_CUDA_CHECK(cudaStreamSynchronize(s1.get()));
                              GD_CUDA_CHECK(cudaStreamSynchronize(s2.get()));
                              GD_CUDA_CHECK(cudaStreamSynchronize(peer_stream->get()));
-                             return moved / (steady_now_s() - t0) * 1e-9;
-                           }, policy)
+                           },
+                           [&](double s) { return moved / s * 1e-9; }, policy)
                            .summary;
   if (sm) ctx.set_observed_sm_clock_mhz(clock_mhz(timing.to_host()), "clock64 over %globaltimer, every block of this GPU's last launch");
   else ctx.no_sm_clock("no SM code runs: the copy engines move the data");
@@ -225,13 +227,17 @@ __global__ void peer_atomic_chain_kernel(uint32_t* words, int steps, RegionTimin
   if (v == 1) sink[0] = v;  // the words only ever hold even values
 }
 
-// Every thread adds to its own word of the peer's memory `iters` times (independent atomics).
-__global__ void peer_atomic_flood_kernel(uint32_t* words, int iters, RegionTiming* timing) {
+// Every thread fetch-adds its own word of the peer's memory `iters` times. The returned values
+// are folded (a fetch-and-add, ATOMG, on every target; an unused result would be a reduction,
+// RED on sm_80 and REDG later), but nothing waits on them within the loop.
+__global__ void peer_atomic_flood_kernel(uint32_t* words, int iters, RegionTiming* timing, uint32_t* sink) {
   BlockClock clock;
   clock.begin();
   uint32_t* w = words + blockIdx.x * blockDim.x + threadIdx.x;
+  uint32_t acc = 0;
 #pragma unroll 4
-  for (int i = 0; i < iters; ++i) atomicAdd_system(w, 1u);
+  for (int i = 0; i < iters; ++i) acc ^= ptx::atom_add_sys_u32(w, 1u);
+  if (acc == 0xffffffffu) sink[0] = acc;
   clock.end(timing);
 }
 
@@ -249,22 +255,18 @@ void run_latency(ProbeContext& ctx) {
     RepeatPolicy policy;
     policy.warmup = 3;
     policy.time_cap_s = 0.3;
-    const Summary us = ctx
-                           .measure([&] {
-                             const double t0 = steady_now_s();
-                             for (int i = 0; i < kCopies; ++i) {
-                               GD_CUDA_CHECK(cudaMemcpyPeerAsync(remote.get(), p.peer, local.get(), p.self, 4, s.get()));
-                               GD_CUDA_CHECK(cudaStreamSynchronize(s.get()));
-                             }
-                             return (steady_now_s() - t0) / kCopies * 1e6;
-                           }, policy)
-                           .summary;
+    const Summary us = host_us_per_call(
+        ctx, kCopies,
+        [&](int) {
+          GD_CUDA_CHECK(cudaMemcpyPeerAsync(remote.get(), p.peer, local.get(), p.self, 4, s.get()));
+          GD_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+        },
+        [] {}, policy);
     ctx.no_sm_clock("no SM code runs: a copy engine moves the 4 bytes; the figure is host wall time");
     ctx.metric("latency/us", us);
     return;
   }
   if (!p.access) ctx.skip("SM accesses to the peer need peer access, which the driver does not offer here");
-  DeviceBuffer<RegionTiming> timing(1);
   DeviceBuffer<const void*> sink(1);
   DeviceBuffer<uint32_t> usink(1);
   const std::vector<std::int64_t> lengths{32, 64, 128, 256};
@@ -283,9 +285,8 @@ void run_latency(ProbeContext& ctx) {
       next[order[i] * kChaseStride / sizeof(void*)] = remote.get() + order[(i + 1) % kSlots] * kChaseStride;
     GD_CUDA_CHECK(cudaMemcpy(remote.get(), next.data(), next.size() * sizeof(void*), cudaMemcpyDefault));
     const auto* start = reinterpret_cast<const void* const*>(remote.get());
-    const ChainLatency lat = measure_chain_latency(ctx, lengths, [&](std::int64_t steps) {
-      launch(ctx, peer_chase_kernel, LaunchShape{1, 32}, start, int(steps), timing.get(), sink.get());
-      return timing.to_host()[0];
+    const ChainLatency lat = measure_launched_chain(ctx, lengths, [&](std::int64_t steps, RegionTiming* timing) {
+      launch(ctx, peer_chase_kernel, LaunchShape{1, 32}, start, int(steps), timing, sink.get());
     });
     emit_chain_latency(ctx, lat);
   } else if (mode == "atomic") {
@@ -295,9 +296,8 @@ void run_latency(ProbeContext& ctx) {
       remote = DeviceBuffer<uint32_t>(64);
       remote.fill_zero();
     }
-    const ChainLatency lat = measure_chain_latency(ctx, lengths, [&](std::int64_t steps) {
-      launch(ctx, peer_atomic_chain_kernel, LaunchShape{1, 32}, remote.get(), int(steps), timing.get(), usink.get());
-      return timing.to_host()[0];
+    const ChainLatency lat = measure_launched_chain(ctx, lengths, [&](std::int64_t steps, RegionTiming* timing) {
+      launch(ctx, peer_atomic_chain_kernel, LaunchShape{1, 32}, remote.get(), int(steps), timing, usink.get());
     });
     emit_chain_latency(ctx, lat);
   } else {
@@ -336,6 +336,7 @@ void run_atomic_throughput(ProbeContext& ctx) {
     remote.fill_zero();
   }
   DeviceBuffer<RegionTiming> timing(blocks);
+  DeviceBuffer<uint32_t> sink(1);
   EventTimer timer;
   RepeatPolicy policy;
   policy.warmup = 2;
@@ -344,7 +345,7 @@ void run_atomic_throughput(ProbeContext& ctx) {
                            .measure([&] {
                              timer.start();
                              launch(ctx, peer_atomic_flood_kernel, LaunchShape{unsigned(blocks), unsigned(threads)}, remote.get(),
-                                    iters, timing.get());
+                                    iters, timing.get(), sink.get());
                              return double(blocks) * threads * iters / (timer.stop_ms() * 1e-3) * 1e-9;
                            }, policy)
                            .summary;
@@ -355,9 +356,9 @@ void run_atomic_throughput(ProbeContext& ctx) {
 ProbeSpec atomic_throughput_spec() {
   ProbeSpec s;
   s.id = "links.peer.atomic_throughput";
-  s.description = "System-scope atomic adds on the peer's memory, one word per thread, the whole GPU issuing";
+  s.description = "System-scope atomic fetch-adds on the peer's memory, one word per thread, the whole GPU issuing";
   s.needs.min_gpus = 2;
-  s.sass = {expect_sass("*peer_atomic_flood_kernel*", SassRegion::Whole, {{"REDG.E.ADD.STRONG.SYS", 1, -1}})};
+  s.sass = {expect_sass("*peer_atomic_flood_kernel*", SassRegion::Whole, {{"ATOMG.E.ADD.STRONG.SYS", 1, -1}})};
   s.metrics = {{"atomics/gops", "Gop/s", "atomic operations per second (10^9)"}};
   s.run = run_atomic_throughput;
   s.time_cap_s = 4;

@@ -84,11 +84,9 @@ void run_latency(ProbeContext& ctx) {
   require_cluster(ctx, kernel, shape, size);
   DeviceBuffer<uint32_t> perm(kChaseSlots), sink(1);
   perm.from_host(random_cycle(kChaseSlots));
-  DeviceBuffer<RegionTiming> timing(1);
   const std::vector<std::int64_t> lengths{256, 512, 1024, 2048};
-  const ChainLatency lat = measure_chain_latency(ctx, lengths, [&](std::int64_t steps) {
-    launch_ex(ctx, kernel, shape, LaunchAttrs{size}, perm.get(), target_rank, int(steps), timing.get(), sink.get());
-    return timing.to_host()[0];
+  const ChainLatency lat = measure_launched_chain(ctx, lengths, [&](std::int64_t steps, RegionTiming* timing) {
+    launch_ex(ctx, kernel, shape, LaunchAttrs{size}, perm.get(), target_rank, int(steps), timing, sink.get());
   });
   emit_chain_latency(ctx, lat);
 }
@@ -278,11 +276,9 @@ void run_barrier(ProbeContext& ctx) {
   auto* kernel = arrive == "relaxed" ? cluster_barrier_kernel<true> : cluster_barrier_kernel<false>;
   const LaunchShape shape{size, 128, 0};
   require_cluster(ctx, kernel, shape, size);
-  DeviceBuffer<RegionTiming> timing(1);
   const std::vector<std::int64_t> lengths{32, 64, 128, 256};
-  const ChainLatency lat = measure_chain_latency(ctx, lengths, [&](std::int64_t steps) {
-    launch_ex(ctx, kernel, shape, LaunchAttrs{size}, int(steps), timing.get());
-    return timing.to_host()[0];
+  const ChainLatency lat = measure_launched_chain(ctx, lengths, [&](std::int64_t steps, RegionTiming* timing) {
+    launch_ex(ctx, kernel, shape, LaunchAttrs{size}, int(steps), timing);
   });
   emit_chain_latency(ctx, lat);
 }

@@ -10,6 +10,7 @@
 
 #include "analysis/chain.hpp"
 #include "core/device_buffer.hpp"
+#include "core/host_timing.hpp"
 #include "core/launch_ex.cuh"
 #include "core/ptx_cluster.cuh"
 #include "core/registry.hpp"
@@ -42,17 +43,13 @@ Summary per_launch_us(ProbeContext& ctx, const std::function<void(int)>& one, bo
   RepeatPolicy policy;
   policy.warmup = 3;
   policy.time_cap_s = 0.5;
-  return ctx
-      .measure([&] {
-        const double t0 = steady_now_s();
-        for (int i = 0; i < kBatch; ++i) {
-          one(i);
-          if (sync_each) GD_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-        }
-        GD_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-        return (steady_now_s() - t0) / kBatch * 1e6;
-      }, policy)
-      .summary;
+  return host_us_per_call(
+      ctx, kBatch,
+      [&](int i) {
+        one(i);
+        if (sync_each) GD_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+      },
+      [] { GD_CUDA_CHECK(cudaStreamSynchronize(nullptr)); }, policy);
 }
 
 Summary graph_replay_us(ProbeContext& ctx) {
@@ -67,13 +64,14 @@ Summary graph_replay_us(ProbeContext& ctx) {
   RepeatPolicy policy;
   policy.warmup = 3;
   policy.time_cap_s = 0.5;
-  const Summary us = ctx
-                         .measure([&] {
-                           const double t0 = steady_now_s();
+  // One replay runs the whole graph: kBatch kernels.
+  const Summary us = measure_host_timed(
+                         ctx,
+                         [&] {
                            GD_CUDA_CHECK(cudaGraphLaunch(exec, s));
                            GD_CUDA_CHECK(cudaStreamSynchronize(s));
-                           return (steady_now_s() - t0) / kBatch * 1e6;
-                         }, policy)
+                         },
+                         [](double sec) { return sec / kBatch * 1e6; }, policy)
                          .summary;
   GD_CUDA_CHECK(cudaGraphExecDestroy(exec));
   GD_CUDA_CHECK(cudaGraphDestroy(graph));
@@ -169,11 +167,9 @@ void run_grid_sync(ProbeContext& ctx) {
   GD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, grid_sync_kernel, 128, 0));
   if (per_sm > fit) ctx.skip("only " + std::to_string(fit) + " blocks of this kernel fit per SM");
   const LaunchShape shape{unsigned(d.sm_count * per_sm), 128};
-  DeviceBuffer<RegionTiming> timing(1);
   const std::vector<std::int64_t> lengths{8, 16, 32, 64};
-  const ChainLatency lat = measure_chain_latency(ctx, lengths, [&](std::int64_t steps) {
-    launch_ex(ctx, grid_sync_kernel, shape, LaunchAttrs{0, false, true}, int(steps), timing.get());
-    return timing.to_host()[0];
+  const ChainLatency lat = measure_launched_chain(ctx, lengths, [&](std::int64_t steps, RegionTiming* timing) {
+    launch_ex(ctx, grid_sync_kernel, shape, LaunchAttrs{0, false, true}, int(steps), timing);
   });
   emit_chain_latency(ctx, lat);
 }
