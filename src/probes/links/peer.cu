@@ -203,14 +203,15 @@ GD_REGISTER_PROBE(bandwidth_spec());
 
 constexpr long long kChaseStride = 4096;  // one pointer per 4 KiB: a new line and page region each step
 
-// Thread 0 chases `steps` pointers through the peer's memory with L2-only (.cg) loads.
+// Thread 0 chases `steps` pointers through the peer's memory with system-scope loads, so no
+// cache on this GPU can answer for the peer.
 __global__ void peer_chase_kernel(const void* const* start, int steps, RegionTiming* timing, const void** sink) {
   if (threadIdx.x != 0) return;
   const void* const* q = start;
   RegionClock clock;
   clock.begin();
 #pragma unroll 1
-  for (int i = 0; i < steps; ++i) q = static_cast<const void* const*>(ptx::ld_cg_ptr(q));
+  for (int i = 0; i < steps; ++i) q = static_cast<const void* const*>(ptx::ld_relaxed_sys_ptr(q));
   timing[0] = clock.end();
   if (q == nullptr) sink[0] = q;
 }
@@ -311,7 +312,7 @@ ProbeSpec latency_spec() {
   s.description = "GPU-to-GPU latency: dependent loads and system-scope atomics on the peer's memory, and a 4-byte peer copy";
   s.needs.min_gpus = 2;
   s.axes = {Axis::list("mode", std::vector<std::string>{"load", "atomic", "copy_engine"})};
-  s.sass = {expect_sass("*peer_chase_kernel*", SassRegion::Clocked, {{"LDG.E.64.STRONG.GPU", 1, -1}}),
+  s.sass = {expect_sass("*peer_chase_kernel*", SassRegion::Clocked, {{"LDG.E.64.STRONG.SYS", 1, -1}}),
             expect_sass("*peer_atomic_chain_kernel*", SassRegion::Clocked, {{"ATOMG.E.ADD.STRONG.SYS", 1, -1}})};
   std::vector<MetricSpec> m = chain_latency_metrics("cycles per dependent access to the peer's memory");
   m.push_back({"latency/us", "us", "one 4-byte peer copy, enqueue to synchronized completion"});

@@ -146,6 +146,8 @@ nlohmann::json map_json(const MapResult& r) {
   j["tpc_pairs_within_gpcs"] = r.tpc.pairs_within_gpcs;
   j["tpc_pair_cluster_fraction"] = r.tpc.pair_cluster_fraction;
   j["clusters_observed"] = r.clusters_observed;
+  j["note"] = "a GPC here is a cluster-placement domain: SMs that blocks of one cluster ever shared. A physical "
+              "GPC whose SMs no cluster spans shows as several (compare clusters/coresident per size)";
   j["method"] = "union of SMs that ran blocks of one cluster (clusters of the largest schedulable size down to 2, "
                 "one block per SM, several waves with jittered hold times)";
   return j;
@@ -178,7 +180,7 @@ ProbeSpec map_spec() {
   s.needs.features = {Feature::Clusters};
   s.sass = {kPlaceSass};
   s.metrics = {{"topology/sms_mapped", "SMs", "SMs placed in a GPC (the device's SM count when the map is complete)"},
-               {"topology/gpcs", "GPCs", "connected groups of SMs that share clusters"},
+               {"topology/gpcs", "GPCs", "cluster-placement domains: connected groups of SMs that blocks of one cluster shared"},
                {"topology/sms_per_gpc_min", "SMs", "smallest GPC"},
                {"topology/sms_per_gpc_max", "SMs", "largest GPC"},
                {"topology/tpcs", "TPCs", "SM pairs (2k, 2k+1) within one GPC"},
