@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/device_buffer.hpp"
 #include "core/error.hpp"
 
 namespace gd {
@@ -63,6 +64,19 @@ ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64
   out.clock_mhz = clock_mhz(std::span(timings).subspan(warmup * lengths.size()));
   if (out.clock_mhz > 0) ctx.set_observed_sm_clock_mhz(out.clock_mhz);
   return out;
+}
+
+ChainLatency measure_launched_chain(ProbeContext& ctx, std::span<const std::int64_t> lengths,
+                                    const std::function<void(std::int64_t steps, RegionTiming* timing)>& launch_chain,
+                                    const RepeatPolicy& policy) {
+  DeviceBuffer<RegionTiming> timing(1);
+  return measure_chain_latency(
+      ctx, lengths,
+      [&](std::int64_t steps) {
+        launch_chain(steps, timing.get());
+        return timing.to_host()[0];
+      },
+      policy);
 }
 
 std::vector<MetricSpec> chain_latency_metrics(const std::string& what) {

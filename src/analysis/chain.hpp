@@ -28,6 +28,12 @@ ChainLatency measure_chain_latency(ProbeContext& ctx, std::span<const std::int64
                                    const std::function<RegionTiming(std::int64_t steps)>& run_chain,
                                    const RepeatPolicy& policy = {});
 
+// The common case: each chain is one kernel launch that writes its timed region to timing[0], a
+// device buffer this function owns; launch_chain enqueues that launch.
+ChainLatency measure_launched_chain(ProbeContext& ctx, std::span<const std::int64_t> lengths,
+                                    const std::function<void(std::int64_t steps, RegionTiming* timing)>& launch_chain,
+                                    const RepeatPolicy& policy = {});
+
 // The metrics emit_chain_latency reports, for a probe's spec; `what` says what one step is.
 std::vector<MetricSpec> chain_latency_metrics(const std::string& what);
 

@@ -27,6 +27,8 @@ struct NvmlApi {
   decltype(&nvmlDeviceGetMaxPcieLinkWidth) pcie_max_width = nullptr;
   decltype(&nvmlSystemGetDriverVersion) driver_version = nullptr;
   decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;  // optional: throttle counters
+  decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;      // optional: peer links
+  decltype(&nvmlDeviceGetTopologyCommonAncestor) common_ancestor = nullptr;
   std::string load_error;
 };
 
@@ -62,6 +64,8 @@ NvmlApi load_api() {
     return api;
   }
   bind(api.lib, "nvmlDeviceGetFieldValues", api.field_values);
+  bind(api.lib, "nvmlDeviceGetP2PStatus", api.p2p_status);
+  bind(api.lib, "nvmlDeviceGetTopologyCommonAncestor", api.common_ancestor);
   if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS) {
     api.load_error = std::string("nvmlInit failed: ") + api.error_string(rc);
     api.lib = nullptr;
@@ -160,6 +164,29 @@ ThrottleCounters throttle_between(const ThrottleCounters& before, const Throttle
     if (it != before.end() && ns > it->second) out[name] = ns - it->second;
   }
   return out;
+}
+
+std::optional<PeerLink> read_peer_link(const std::string& bus_a, const std::string& bus_b) {
+  const NvmlApi& nv = api();
+  if (!nv.lib || !nv.p2p_status || !nv.common_ancestor) return std::nullopt;
+  nvmlDevice_t a, b;
+  if (nv.by_pci(bus_a.c_str(), &a) != NVML_SUCCESS || nv.by_pci(bus_b.c_str(), &b) != NVML_SUCCESS) return std::nullopt;
+  PeerLink link;
+  nvmlGpuP2PStatus_t st{};
+  link.nvlink = nv.p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &st) == NVML_SUCCESS && st == NVML_P2P_STATUS_OK;
+  nvmlGpuTopologyLevel_t level{};
+  if (nv.common_ancestor(a, b, &level) == NVML_SUCCESS) {
+    switch (level) {
+      case NVML_TOPOLOGY_INTERNAL: link.common_ancestor = "same board"; break;
+      case NVML_TOPOLOGY_SINGLE: link.common_ancestor = "one PCIe switch"; break;
+      case NVML_TOPOLOGY_MULTIPLE: link.common_ancestor = "several PCIe switches"; break;
+      case NVML_TOPOLOGY_HOSTBRIDGE: link.common_ancestor = "host bridge"; break;
+      case NVML_TOPOLOGY_NODE: link.common_ancestor = "NUMA node"; break;
+      case NVML_TOPOLOGY_SYSTEM: link.common_ancestor = "system (across CPU sockets)"; break;
+      default: link.common_ancestor = "level " + std::to_string(int(level)); break;
+    }
+  }
+  return link;
 }
 
 }  // namespace gd

@@ -21,4 +21,12 @@ std::optional<ThrottleCounters> read_throttle_counters(const std::string& pci_bu
 // The reasons whose counters advanced from `before` to `after`, with the nanoseconds.
 ThrottleCounters throttle_between(const ThrottleCounters& before, const ThrottleCounters& after);
 
+// How two GPUs are linked, as NVML sees it: NVLink peer-to-peer, and the nearest common
+// ancestor on the PCIe tree. nullopt when NVML (or these queries) are unavailable.
+struct PeerLink {
+  bool nvlink = false;
+  std::string common_ancestor;  // "one PCIe switch", "host bridge", ...; empty if unknown
+};
+std::optional<PeerLink> read_peer_link(const std::string& pci_bus_a, const std::string& pci_bus_b);
+
 }  // namespace gd
