@@ -99,7 +99,8 @@ void measure_level(ProbeContext& ctx, Path path, int width, long long ws_bytes) 
   const bool on_chip = path != Path::L2;
   const long long bytes = on_chip ? kOnChipBytes : ws_bytes / 16 * 16;
   const unsigned n = unsigned(bytes / width);
-  if (n < unsigned(kLevelUnroll * 32) || n % (kLevelUnroll * 32) != 0) ctx.skip("working set not a multiple of a warp's runs");
+  if (n < unsigned(kLevelUnroll * 32)) ctx.skip("working set below one warp's runs");
+  if (on_chip && n % (kLevelUnroll * 32) != 0) throw Error("on-chip working set must be a multiple of a warp's runs");
   DeviceBuffer<unsigned> buf(std::size_t(bytes / 4));
   launch(ctx, level_seed_kernel, {unsigned(d.sm_count * 4), 256}, buf.get(), bytes / 4, 0x9e3779b9u);
   GD_CUDA_CHECK_LAUNCH();

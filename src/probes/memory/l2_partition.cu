@@ -2,6 +2,7 @@
 // sampled lines; clustering the SM x line latencies splits SMs and lines into L2 partitions.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <string>
@@ -22,10 +23,13 @@ constexpr int kLineBytes = 128;
 constexpr long long kRegionBytes = 2 << 20;  // one 2 MiB page: no TLB step inside the region
 constexpr unsigned kNoSm = 0xffffffffu;
 
-// Links the sampled lines into one cycle in `order` (each holds the next one's address). The
-// write also resets each line's L2 state before every SM's measurement: whatever copy an earlier
-// reader left is invalidated, so every read below is the first since a write.
-__global__ void link_sampled_kernel(char* region, const unsigned* order, int lines) {
+// Links the sampled lines into one cycle in `order` (each holds the next one's address), written
+// by the block on SM `writer` only (one block per SM, as below). The write also resets each
+// line's L2 state before every SM's measurement: every read below is the first since a write.
+// On an H200 a line just written by an SM reads at near latency from every SM of the writer's
+// partition, so each reader's lines are written by an SM of the other partition.
+__global__ void __launch_bounds__(32) link_sampled_kernel(char* region, const unsigned* order, int lines, unsigned writer) {
+  if (ptx::smid() != writer) return;
   for (int k = threadIdx.x; k < lines; k += blockDim.x)
     *reinterpret_cast<const void**>(region + std::size_t(order[k]) * kLineBytes) =
         region + std::size_t(order[(k + 1) % lines]) * kLineBytes;
@@ -104,33 +108,56 @@ void run_partition(ProbeContext& ctx) {
   const std::size_t smem = std::size_t(d.shared_per_block_optin);
   if (smem < 2 * std::size_t(lines) * sizeof(long long)) ctx.skip("shared memory too small to hold the timings");
   GD_CUDA_CHECK(cudaFuncSetAttribute(line_latency_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  GD_CUDA_CHECK(cudaFuncSetAttribute(link_sampled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   const void* start = region.get() + std::size_t(order[0]) * kLineBytes;
+  const LaunchShape one_per_sm{unsigned(d.sm_count), 32, smem};
   const auto measure_on = [&](unsigned target) {
-    launch(ctx, line_latency_kernel, {unsigned(d.sm_count), 32, smem}, region.get(), start, 0ull, lines, target,
-           block_sm.get(), cycles.get(), timing.get(), sink.get());
+    launch(ctx, line_latency_kernel, one_per_sm, region.get(), start, 0ull, lines, target, block_sm.get(), cycles.get(),
+           timing.get(), sink.get());
     GD_CUDA_CHECK_LAUNCH();
   };
   // Which SM ids the grid covers (one block each).
-  launch(ctx, link_sampled_kernel, {1, 256}, region.get(), order_dev.get(), lines);
   measure_on(kNoSm);
   std::vector<unsigned> sms = block_sm.to_host();
   std::sort(sms.begin(), sms.end());
   sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
   if (sms.size() < 2) ctx.skip("fewer than two SMs ran a block: nothing to compare");
 
-  std::vector<Matrix> first_passes, repeat_passes;
   std::vector<RegionTiming> clocks;
-  const RepeatResult r = ctx.measure(
+  // One pass: every SM reads the lines after they were written by writer_of(SM).
+  const auto pass = [&](const std::function<unsigned(std::size_t)>& writer_of, Matrix& first, Matrix& again) {
+    first.assign(sms.size(), {});
+    again.assign(sms.size(), {});
+    for (std::size_t s = 0; s < sms.size(); ++s) {
+      launch(ctx, link_sampled_kernel, one_per_sm, region.get(), order_dev.get(), lines, writer_of(s));
+      measure_on(sms[s]);
+      const std::vector<long long> c = cycles.to_host();
+      first[s].assign(c.begin(), c.begin() + lines);
+      again[s].assign(c.begin() + lines, c.end());
+      clocks.push_back(timing.to_host()[0]);
+    }
+  };
+  // Pass 0, one writer for all: the SMs of the writer's partition read every line near, the
+  // others split the lines; that is enough to tell the partitions apart and pick writers.
+  Matrix probe_first, probe_again;
+  pass([&](std::size_t) { return sms[0]; }, probe_first, probe_again);
+  const PartitionMap coarse = partition_two_way(probe_first);
+  std::vector<unsigned> writer(sms.size(), sms[0]);
+  std::vector<double> same_partition_writer;
+  for (std::size_t s = 0; s < sms.size(); ++s) {
+    for (std::size_t o = 0; o < sms.size(); ++o)
+      if (coarse.sm_group[o] != coarse.sm_group[s]) {
+        writer[s] = sms[o];
+        break;
+      }
+    if (coarse.sm_group[s] == coarse.sm_group[0] && s != 0)
+      for (double v : probe_first[s]) same_partition_writer.push_back(v);
+  }
+  std::vector<Matrix> first_passes, repeat_passes;
+  ctx.measure(
       [&] {
-        Matrix first(sms.size()), again(sms.size());
-        for (std::size_t s = 0; s < sms.size(); ++s) {
-          launch(ctx, link_sampled_kernel, {1, 256}, region.get(), order_dev.get(), lines);
-          measure_on(sms[s]);
-          const std::vector<long long> c = cycles.to_host();
-          first[s].assign(c.begin(), c.begin() + lines);
-          again[s].assign(c.begin() + lines, c.end());
-          clocks.push_back(timing.to_host()[0]);
-        }
+        Matrix first, again;
+        pass([&](std::size_t s) { return writer[s]; }, first, again);
         first_passes.push_back(first);
         repeat_passes.push_back(again);
         return partition_two_way(first).separation;
@@ -143,7 +170,6 @@ void run_partition(ProbeContext& ctx) {
         p.time_cap_s = 3;
         return p;
       }());
-  (void)r;
   const double mhz = clock_mhz(clocks);
   ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer around each SM's timed reads");
   const Matrix first = elementwise_median(first_passes), again = elementwise_median(repeat_passes);
@@ -167,6 +193,9 @@ void run_partition(ProbeContext& ctx) {
   ctx.extra()["latency_first_cycles"] = rounded(first);
   ctx.extra()["latency_again_separation_cycles"] = m_again.separation;
   ctx.extra()["passes"] = first_passes.size();
+  ctx.extra()["writer_of_sm"] = writer;
+  if (!same_partition_writer.empty())
+    ctx.metric("latency/after_same_partition_write_cycles", summarize(same_partition_writer));
 }
 
 // The partition map as a derived record: groups with their SM ids, per-SM near/far latency, the
@@ -214,7 +243,9 @@ ProbeSpec partition_spec() {
                {"latency/near_ns", "ns", "near latency at the observed SM clock"},
                {"latency/far_ns", "ns", "far latency at the observed SM clock"},
                {"latency/far_lines_again_cycles", "cycles", "far-homed lines read a second time by the same SM"},
-               {"partition/separation_cycles", "cycles", "median over SMs of far - near"}};
+               {"partition/separation_cycles", "cycles", "median over SMs of far - near"},
+               {"latency/after_same_partition_write_cycles", "cycles",
+                "every line read first by an SM of the partition whose SM wrote it (pass 0): near or far homing hidden"}};
   s.run = run_partition;
   s.summarize = summarize_partition;
   s.time_cap_s = 6;
