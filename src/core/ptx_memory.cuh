@@ -1,5 +1,5 @@
-// Memory-hierarchy PTX as named wrappers over an access width (4, 8 or 16 bytes): global loads
-// and stores with explicit cache operators, shared loads, and single timed loads.
+// Memory-hierarchy PTX as named wrappers: loads and stores over an access width (4, 8 or 16 bytes),
+// shared loads, timed single loads, atomics and reductions, and one 64-bit load/store per cache operator.
 #pragma once
 #include <cstdint>
 
@@ -176,3 +176,75 @@ GD_RED(RedAddF32, ".add.f32", float, "f")
 #undef GD_RED
 
 }  // namespace gd::ptx::atomic
+// --- cache operators on one 64-bit pointer (latency signatures) ---------------------------------
+namespace gd::ptx::cacheop {
+
+enum class Kind { Load, Store, Prefetch, None };
+
+#define GD_CACHEOP_LOAD(Name, text)                                                             \
+  struct Name {                                                                                 \
+    static constexpr Kind kind = Kind::Load;                                                    \
+    static __device__ __forceinline__ const void* load(const void* p) {                         \
+      const void* v;                                                                            \
+      asm volatile(text " %0, [%1];" : "=l"(v) : "l"(p) : "memory");                              \
+      return v;                                                                                 \
+    }                                                                                           \
+    static __device__ __forceinline__ void store(void*, const void*) {}                         \
+  };
+GD_CACHEOP_LOAD(LdDefault, "ld.global.u64")
+GD_CACHEOP_LOAD(LdCa, "ld.global.ca.u64")
+GD_CACHEOP_LOAD(LdCg, "ld.global.cg.u64")
+GD_CACHEOP_LOAD(LdCs, "ld.global.cs.u64")
+GD_CACHEOP_LOAD(LdLu, "ld.global.lu.u64")
+GD_CACHEOP_LOAD(LdCv, "ld.global.cv.u64")
+GD_CACHEOP_LOAD(LdNc, "ld.global.nc.u64")
+GD_CACHEOP_LOAD(LdL1NoAllocate, "ld.global.L1::no_allocate.u64")
+GD_CACHEOP_LOAD(LdL1EvictLast, "ld.global.L1::evict_last.u64")
+GD_CACHEOP_LOAD(LdL1EvictFirst, "ld.global.L1::evict_first.u64")
+#undef GD_CACHEOP_LOAD
+
+// A load carrying an L2 cache policy made by createpolicy (evict_last for the whole range).
+struct LdPolicyEvictLast {
+  static constexpr Kind kind = Kind::Load;
+  static __device__ __forceinline__ const void* load(const void* p) {
+    const void* v;
+    asm volatile(
+        "{\n\t.reg .b64 pol;\n\t"
+        "createpolicy.fractional.L2::evict_last.b64 pol, 1.0;\n\t"
+        "ld.global.L2::cache_hint.u64 %0, [%1], pol;\n\t}"
+        : "=l"(v) : "l"(p) : "memory");
+    return v;
+  }
+  static __device__ __forceinline__ void store(void*, const void*) {}
+};
+
+#define GD_CACHEOP_STORE(Name, text)                                                            \
+  struct Name {                                                                                 \
+    static constexpr Kind kind = Kind::Store;                                                   \
+    static __device__ __forceinline__ const void* load(const void* p) { return p; }             \
+    static __device__ __forceinline__ void store(void* p, const void* v) {                      \
+      asm volatile(text " [%0], %1;" :: "l"(p), "l"(v) : "memory");                              \
+    }                                                                                           \
+  };
+GD_CACHEOP_STORE(StWb, "st.global.wb.u64")
+GD_CACHEOP_STORE(StCg, "st.global.cg.u64")
+GD_CACHEOP_STORE(StCs, "st.global.cs.u64")
+GD_CACHEOP_STORE(StWt, "st.global.wt.u64")
+#undef GD_CACHEOP_STORE
+
+struct PrefetchL1 {
+  static constexpr Kind kind = Kind::Prefetch;
+  static __device__ __forceinline__ const void* load(const void* p) { return p; }
+  static __device__ __forceinline__ void store(void* p, const void*) {
+    asm volatile("prefetch.global.L1 [%0];" :: "l"(p) : "memory");
+  }
+};
+
+// Nothing before the first read: the baseline a store or prefetch is compared with.
+struct FirstTouch {
+  static constexpr Kind kind = Kind::None;
+  static __device__ __forceinline__ const void* load(const void* p) { return p; }
+  static __device__ __forceinline__ void store(void*, const void*) {}
+};
+
+}  // namespace gd::ptx::cacheop

@@ -32,6 +32,13 @@ __device__ __forceinline__ unsigned first_word(ptx::Vec<W> v) {
   else return v.x;
 }
 
+template <int W>
+__device__ __forceinline__ unsigned other_words(ptx::Vec<W> v) {
+  if constexpr (W == 4) return 0u;
+  else if constexpr (W == 8) return v.y;
+  else return v.y ^ v.z ^ v.w;
+}
+
 // Latency (Chain): one warp, each load's address is the value the previous one returned (every
 // word holds its element's own offset, so the lane stays on its address). Throughput: 32 warps
 // issue independent loads of their fixed address.
@@ -48,15 +55,18 @@ __global__ void __launch_bounds__(kBankThroughputThreads) bank_kernel(unsigned s
   unsigned acc = 0;
   RegionClock clock;
   clock.begin();
+  // Not unrolled across trips: on sm_120a that runs out of registers and spills the clock.
+#pragma unroll 1
   for (int t = 0; t < trips; ++t) {
 #pragma unroll
     for (int k = 0; k < kBankUnroll; ++k) {
       if constexpr (Chain) {
-        // The next address is the first word; folding all words into acc (off the chain) keeps
-        // the load at its full width (ptxas narrows a vector load whose other words are unused).
+        // The next address is the first word; folding the other words into acc (off the chain)
+        // keeps the load at its full width (ptxas narrows a vector load whose other words are
+        // unused). Leaving the first word out of acc keeps it from being held (spilled on sm_100a).
         const ptx::Vec<W> v = ptx::ldsw<W>(base + off);
         off = first_word<W>(v);
-        acc ^= ptx::fold<W>(v);
+        acc ^= other_words<W>(v);
       }
       else acc ^= ptx::fold<W>(ptx::ldsw<W>(base + off + k * 128));
     }

@@ -325,6 +325,8 @@ __global__ void __launch_bounds__(kShapedMaxThreads) shaped_stream_kernel(ptx::V
   __shared__ RegionClock clock;
   if (timed) clock.begin();
   unsigned acc = 0;
+  // Not unrolled across trips: on sm_100a/sm_120a that precomputes many 64-bit addresses and spills.
+#pragma unroll 1
   for (int t = 0; t < trips; ++t) {
     const long long base = ((long long)t * gridDim.x + blockIdx.x) * E * blockDim.x + threadIdx.x;
     ptx::Vec<W> v[E];
