@@ -195,13 +195,20 @@ void summarize_atomic(SummaryContext& sc) {
     }
 }
 
-ProbeSpec atomic_spec() {
+// Read-modify-write atomics (a value comes back) and reductions (RED, nothing comes back) are two
+// probes: the reductions' SASS expectation is Hopper's REDG (sm_80 names it RED), so that probe
+// needs sm_90 or later; the atomics' expectations hold from sm_80 on.
+ProbeSpec atomic_spec(bool reductions) {
   ProbeSpec s;
-  s.id = "memory.atomic";
-  s.description = "atomics and reductions, global and shared: latency of a dependent chain, throughput on distinct words vs one word";
+  s.id = reductions ? "memory.atomic.red" : "memory.atomic.rmw";
+  s.description = reductions
+      ? "reductions (red.add u32/f32), global and shared: throughput on distinct words vs one word"
+      : "atomics, global and shared: latency of a dependent chain, throughput on distinct words vs one word";
+  if (reductions) s.needs.min_cc = 90;
   std::vector<std::string> tags;
   for_each_op([&](auto op) {
     using Op = decltype(op);
+    if (Op::returns == reductions) return;
     const AtomRow row = Row<Op>::row;
     tags.push_back(row.tag);
     for (const bool shared : {false, true}) {
@@ -213,23 +220,26 @@ ProbeSpec atomic_spec() {
       s.sass.push_back(expect_sass("*atomic_throughput_kernel" + tail, SassRegion::Whole, {{sass, kAtomUnroll, -1}}));
     }
   });
-  s.axes = {std::move(Axis::list("op", tags))
-                .quick_list({std::string("add_u32"), std::string("add_f32"), std::string("add_f64"), std::string("red_add_f32")}),
-            Axis::list("space", std::vector<std::string>{"global", "shared"}),
-            std::move(Axis::list("mode", std::vector<std::string>{"latency", "distinct", "same"}))};
+  Axis ops = Axis::list("op", tags);
+  if (!reductions)
+    ops.quick_values = {std::string("add_u32"), std::string("add_f32"), std::string("add_f64")};
+  s.axes = {std::move(ops), Axis::list("space", std::vector<std::string>{"global", "shared"}),
+            Axis::list("mode", reductions ? std::vector<std::string>{"distinct", "same"}
+                                          : std::vector<std::string>{"latency", "distinct", "same"})};
   s.metrics = {{"atomic/latency_cycles", "cycles", "one atomic whose operand is the previous one's result (one thread)"},
                {"atomic/latency_ns", "ns", "the same at the observed clock"},
                {"atomic/gops", "Gop/s", "atomics per second over the whole GPU"},
                {"atomic/per_clk_per_sm", "op/clk/SM", "atomics per SM clock per SM"},
                {"atomic/float_over_int", "ratio", "add.f32 over add.u32 (latency or throughput)"}};
   s.run = run_atomic;
-  s.summarize = summarize_atomic;
-  s.time_cap_s = 12;
-  s.quick_time_cap_s = 3;
+  if (!reductions) s.summarize = summarize_atomic;
+  s.time_cap_s = reductions ? 4 : 10;
+  s.quick_time_cap_s = reductions ? 1 : 3;
   return s;
 }
 
-GD_REGISTER_PROBE(atomic_spec());
+GD_REGISTER_PROBE(atomic_spec(false));
+GD_REGISTER_PROBE(atomic_spec(true));
 
 }  // namespace
 }  // namespace gd
