@@ -77,7 +77,7 @@ TEST(ListJson, MatchesTheSchemaAndListsEveryProbe) {
   ASSERT_NE(ffma, nullptr);
   EXPECT_EQ((*ffma)["category"], "latency");
   EXPECT_EQ((*ffma)["sass"][0]["require"][0]["opcode"], "FFMA");
-  EXPECT_EQ(gpudissect_json("list --json --filter memory.latency").doc["probes"].size(), 1u);
+  EXPECT_EQ(gpudissect_json("list --json --filter memory.latency.chase").doc["probes"].size(), 1u);
 }
 
 TEST(VerifyJson, MatchesTheSchemaAndItsSummary) {

@@ -1,0 +1,234 @@
+// Load bandwidth of each on-chip level (shared memory, L1 hits, L2 via .cg) in bytes per clock
+// per SM and TB/s, by access width, and L2 across working sets: what a kernel can feed from each level.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/sm_rate.hpp"
+#include "core/device_buffer.hpp"
+#include "core/launch.cuh"
+#include "core/ptx_memory.cuh"
+#include "core/registry.hpp"
+#include "core/timing.cuh"
+#include "memory_common.hpp"
+
+namespace gd {
+namespace {
+
+enum class Path { Shared, L1, L2 };
+constexpr int kLevelThreads = 1024;
+constexpr int kLevelUnroll = 8;              // independent loads in flight per thread per trip
+constexpr int kOnChipBytes = 32 << 10;       // per-block shared array, and the L1-resident buffer
+constexpr double kBytesPerBlockOnChip = 16e6;  // per block per launch for shared and L1
+constexpr double kBytesPerLaunchL2 = 4e9;      // whole grid per launch for L2
+
+// Shared and L1: warp w reads kLevelUnroll runs of 32 consecutive elements from element
+// (w x kLevelUnroll x 32) mod n (immediate offsets from one base), the same on-chip-sized data
+// every trip; `delta` (0 at run time) advances the base each trip so ptxas cannot hoist the
+// loads out of the loop or merge them. L2 walks its whole working set: each thread's
+// kLevelUnroll offsets advance by `step` mod n each trip, with .cg loads that do not allocate
+// in L1, so every load is served by L2 (or, past its capacity, by DRAM).
+template <Path P, int W>
+__global__ void __launch_bounds__(kLevelThreads) level_read_kernel(const ptx::Vec<W>* buf, unsigned n, unsigned step,
+                                                                   long long delta, int trips, unsigned* sink,
+                                                                   RegionTiming* timing) {
+  extern __shared__ uint4 level_smem[];
+  auto* smem = reinterpret_cast<ptx::Vec<W>*>(level_smem);
+  if constexpr (P == Path::Shared) {
+    for (unsigned i = threadIdx.x; i < n; i += blockDim.x) smem[i] = buf[i];
+  }
+  const unsigned first_on_chip = (threadIdx.x / 32 * kLevelUnroll * 32) % n + threadIdx.x % 32;
+  unsigned saddr = ptx::shared_addr(smem + first_on_chip);
+  const ptx::Vec<W>* q = buf + first_on_chip;
+  unsigned j[kLevelUnroll];
+  if constexpr (P == Path::L2) {
+    const unsigned threads = gridDim.x * blockDim.x;
+#pragma unroll
+    for (int k = 0; k < kLevelUnroll; ++k)
+      j[k] = unsigned((blockIdx.x * blockDim.x + threadIdx.x + (unsigned long long)k * threads) % n);
+  }
+  __syncthreads();
+  RegionClock clock;
+  if (threadIdx.x == 0) clock.begin();
+  unsigned acc = 0;
+  for (int t = 0; t < trips; ++t) {
+#pragma unroll
+    for (int k = 0; k < kLevelUnroll; ++k) {
+      if constexpr (P == Path::Shared) acc ^= ptx::fold<W>(ptx::ldsw<W>(saddr + k * 32 * W));
+      else if constexpr (P == Path::L1) acc ^= ptx::fold<W>(ptx::ldw_plain<W>(q + k * 32));
+      else acc ^= ptx::fold<W>(ptx::ldw_cg<W>(buf + j[k]));
+    }
+    if constexpr (P == Path::L2) {
+#pragma unroll
+      for (int k = 0; k < kLevelUnroll; ++k) {
+        j[k] += step;
+        if (j[k] >= n) j[k] -= n;
+      }
+    } else {
+      saddr += unsigned(delta);
+      q += delta;
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) timing[blockIdx.x] = clock.end();
+  if (acc == 0x7fffffffu) sink[0] = acc;  // keeps the loads; practically never taken
+}
+
+__global__ void level_seed_kernel(unsigned* a, long long n, unsigned seed) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    a[i] = unsigned(i) * 2654435761u + seed;
+}
+
+Path path_of(const std::string& level) {
+  if (level == "shared") return Path::Shared;
+  if (level == "l1") return Path::L1;
+  if (level == "l2") return Path::L2;
+  throw Error("unknown level '" + level + "' (expected shared, l1 or l2)");
+}
+
+std::vector<MetricSpec> level_metrics() {
+  return {{"bandwidth/bytes_per_clk_per_sm", "B/clk/SM", "bytes loaded per SM clock per SM (median over SMs)"},
+          {"bandwidth/tbps", "TB/s", "bytes per clock per SM x SM count x observed clock"},
+          {"bandwidth/percent_of_128B_per_clk", "%", "of 128 bytes per clock per SM (one 128-byte wavefront per clock)"}};
+}
+
+// Runs one level at one width over a working set of `ws_bytes` (L2) and reports per-SM rates.
+void measure_level(ProbeContext& ctx, Path path, int width, long long ws_bytes) {
+  const DeviceInfo& d = ctx.device();
+  const bool on_chip = path != Path::L2;
+  const long long bytes = on_chip ? kOnChipBytes : ws_bytes / 16 * 16;
+  const unsigned n = unsigned(bytes / width);
+  if (n < unsigned(kLevelUnroll * 32)) ctx.skip("working set below one warp's runs");
+  if (on_chip && n % (kLevelUnroll * 32) != 0) throw Error("on-chip working set must be a multiple of a warp's runs");
+  DeviceBuffer<unsigned> buf(std::size_t(bytes / 4));
+  launch(ctx, level_seed_kernel, {unsigned(d.sm_count * 4), 256}, buf.get(), bytes / 4, 0x9e3779b9u);
+  GD_CUDA_CHECK_LAUNCH();
+  DeviceBuffer<unsigned> sink(1);
+
+  memory::with_value<4, 8, 16>(width, "width", [&](auto wc) {
+    constexpr int W = decltype(wc)::value;
+    const auto run_with = [&](auto kernel) {
+      const std::size_t smem = path == Path::Shared ? std::size_t(kOnChipBytes) : 0;
+      GD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+      GD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         path == Path::L1 ? int(cudaSharedmemCarveoutMaxL1) : int(cudaSharedmemCarveoutMaxShared)));
+      int per_sm = 0;
+      GD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kLevelThreads, smem));
+      if (per_sm < 1) ctx.skip("the level kernel does not fit on an SM");
+      const int blocks = d.sm_count * per_sm;
+      const double per_trip_block = double(kLevelUnroll) * kLevelThreads * W;
+      const int trips = on_chip ? int(kBytesPerBlockOnChip / per_trip_block)
+                                : std::max(1, int(kBytesPerLaunchL2 / (per_trip_block * blocks)));
+      const unsigned step = on_chip ? 0u : unsigned((unsigned long long)kLevelUnroll * blocks * kLevelThreads % n);
+      DeviceBuffer<RegionTiming> timing{std::size_t(blocks)};
+      const double bytes_per_block = per_trip_block * trips;
+      std::vector<RegionTiming> last;
+      const RepeatResult r = ctx.measure([&] {
+        launch(ctx, kernel, {unsigned(blocks), kLevelThreads, smem}, reinterpret_cast<const ptx::Vec<W>*>(buf.get()), n,
+               step, 0LL, trips, sink.get(), timing.get());
+        GD_CUDA_CHECK_LAUNCH();
+        last = timing.to_host();
+        std::vector<double> rates;
+        for (const SmRate& s : per_sm_rates(last, bytes_per_block)) rates.push_back(s.bytes_per_clock);
+        return summarize(rates).median;
+      });
+      const double mhz = clock_mhz(last);
+      ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer, thread 0 of every block of the last launch");
+      ctx.metric("bandwidth/bytes_per_clk_per_sm", r.summary);
+      ctx.metric("bandwidth/tbps", r.summary.median * d.sm_count * mhz * 1e6 / 1e12);
+      ctx.metric("bandwidth/percent_of_128B_per_clk", r.summary.median / 128 * 100);
+      ctx.extra()["blocks_per_sm"] = per_sm;
+      ctx.extra()["working_set_bytes"] = on_chip ? double(bytes) : double(n) * W;
+      ctx.extra()["bytes_per_block"] = bytes_per_block;
+    };
+    if (path == Path::Shared) run_with(level_read_kernel<Path::Shared, W>);
+    else if (path == Path::L1) run_with(level_read_kernel<Path::L1, W>);
+    else run_with(level_read_kernel<Path::L2, W>);
+  });
+}
+
+// The on-chip levels' working sets, and L2's default of a quarter of L2 (well inside one
+// partition's half), where the level probe compares widths.
+constexpr int kDefaultL2Percent = 25;
+
+void run_level(ProbeContext& ctx) {
+  measure_level(ctx, path_of(ctx.str_param("level")), int(ctx.int_param("width")),
+                ctx.device().l2_bytes * kDefaultL2Percent / 100);
+}
+
+std::vector<SassExpectation> level_sass() {
+  using memory::forbid_wider;
+  using memory::width_suffix;
+  std::vector<SassExpectation> out;
+  for (int w : {4, 8, 16}) {
+    const std::string tail = ", " + std::to_string(w) + ">*";
+    out.push_back(expect_sass("*level_read_kernel<*)0" + tail, SassRegion::Clocked,
+                              {{"LDS" + width_suffix(w), kLevelUnroll, -1}}, forbid_wider("LDS", w, {"LDG"})));
+    // L1: the plain weak load (neither .STRONG, which skips L1 for .cg, nor the .CONSTANT path).
+    out.push_back(expect_sass("*level_read_kernel<*)1" + tail, SassRegion::Clocked,
+                              {{"LDG.E" + width_suffix(w), kLevelUnroll, -1}},
+                              forbid_wider("LDG.E", w, {"LDG.E.STRONG", "LDG.E.CONSTANT", "LDS"})));
+    out.push_back(expect_sass("*level_read_kernel<*)2" + tail, SassRegion::Clocked,
+                              {{"LDG.E" + width_suffix(w) + ".STRONG.GPU", kLevelUnroll, -1}},
+                              forbid_wider("LDG.E", w, {"LDG.E.CONSTANT", "LDS"})));
+  }
+  out.push_back(expect_sass("*level_seed_kernel*", SassRegion::Whole, {{"STG.E", 1, -1}}));
+  return out;
+}
+
+ProbeSpec level_spec() {
+  ProbeSpec s;
+  s.id = "memory.bandwidth.level";
+  s.description = "load bandwidth per level (shared, L1 hits, L2 via .cg at a quarter of L2) by access width, B/clk/SM and TB/s";
+  s.axes = {Axis::list("level", std::vector<std::string>{"shared", "l1", "l2"}),
+            std::move(Axis::list("width", {4, 8, 16})).quick({16})};
+  s.sass = level_sass();
+  s.metrics = level_metrics();
+  s.run = run_level;
+  s.time_cap_s = 10;
+  s.quick_time_cap_s = 2;
+  return s;
+}
+
+GD_REGISTER_PROBE(level_spec());
+
+// L2 read bandwidth (.cg, 16-byte) as the working set grows through L2 and past it.
+void run_l2_sweep(ProbeContext& ctx) {
+  const std::int64_t percent = ctx.int_param("l2_percent");
+  if (percent <= 0) throw Error("l2_percent must be positive");
+  measure_level(ctx, Path::L2, 16, ctx.device().l2_bytes * percent / 100);
+  ctx.extra()["l2_percent"] = percent;
+}
+
+// The largest working set that still reads at 90 % of the best: where L2 runs out.
+void summarize_l2_sweep(SummaryContext& sc) {
+  const std::vector<const Record*> points = sc.ok_records();
+  Record* best = sc.derive_best({{"l2_percent", std::string("best")}}, points, "bandwidth/tbps");
+  if (best == nullptr) return;
+  const double top = best->metric("bandwidth/tbps")->value();
+  double last_fast = 0;
+  for (const Record* r : points)
+    if (r->metric("bandwidth/tbps")->value() >= 0.9 * top)
+      last_fast = std::max(last_fast, double(std::get<std::int64_t>(*find_param(r->params, "l2_percent"))));
+  best->extra["largest_l2_percent_within_90pct_of_best"] = last_fast;
+}
+
+ProbeSpec l2_sweep_spec() {
+  ProbeSpec s;
+  s.id = "memory.bandwidth.l2_sweep";
+  s.description = "L2 read bandwidth (.cg, 16-byte) vs working set as a percentage of L2, through and past its capacity";
+  s.axes = {std::move(Axis::list("l2_percent", {3, 6, 12, 25, 40, 50, 60, 75, 90, 110, 150, 300})).quick({12, 50, 90, 300})};
+  s.sass = level_sass();
+  s.metrics = level_metrics();
+  s.run = run_l2_sweep;
+  s.summarize = summarize_l2_sweep;
+  s.time_cap_s = 10;
+  s.quick_time_cap_s = 3;
+  return s;
+}
+
+GD_REGISTER_PROBE(l2_sweep_spec());
+
+}  // namespace
+}  // namespace gd

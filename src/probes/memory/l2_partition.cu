@@ -1,0 +1,259 @@
+// Near and far L2 hit latency of every SM and the partition map: each SM in turn reads the same
+// sampled lines; clustering the SM x line latencies splits SMs and lines into L2 partitions.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/partition.hpp"
+#include "core/device_buffer.hpp"
+#include "core/launch.cuh"
+#include "core/ptx.cuh"
+#include "core/ptx_memory.cuh"
+#include "core/registry.hpp"
+#include "core/timing.cuh"
+
+namespace gd {
+namespace {
+
+constexpr int kLineBytes = 128;
+constexpr long long kRegionBytes = 2 << 20;  // one 2 MiB page: no TLB step inside the region
+constexpr unsigned kNoSm = 0xffffffffu;
+
+// Links the sampled lines into one cycle in `order` (each holds the next one's address), written
+// by the block on SM `writer` only (one block per SM, as below). The write also resets each
+// line's L2 state before every SM's measurement: every read below is the first since a write.
+// On an H200 a line just written by an SM reads at near latency from every SM of the writer's
+// partition, so each reader's lines are written by an SM of the other partition.
+__global__ void __launch_bounds__(32) link_sampled_kernel(char* region, const unsigned* order, int lines, unsigned writer) {
+  if (ptx::smid() != writer) return;
+  for (int k = threadIdx.x; k < lines; k += blockDim.x)
+    *reinterpret_cast<const void**>(region + std::size_t(order[k]) * kLineBytes) =
+        region + std::size_t(order[(k + 1) % lines]) * kLineBytes;
+}
+
+// One block per SM (the dynamic shared memory keeps a second one off); every block names its SM,
+// and the block on `target` times each line twice (first read after the reset, then again)
+// with one dependent .cg load per line. Line 0 of the region is read first, untimed, so the
+// SM's TLB holds the page.
+__global__ void __launch_bounds__(32) line_latency_kernel(const char* region, const void* start, unsigned long long zero,
+                                                          int lines, unsigned target, unsigned* block_sm,
+                                                          long long* cycles, RegionTiming* timing, const void** sink) {
+  extern __shared__ long long hold[];
+  if (threadIdx.x == 0) block_sm[blockIdx.x] = ptx::smid();
+  if (threadIdx.x != 0 || ptx::smid() != target) return;
+  const void* warm = nullptr;
+  ptx::timed_chase_cg(region, zero, &warm);
+  // Each pass's last pointer is folded into `ends`, so no pass is dead code to ptxas.
+  std::uintptr_t ends = reinterpret_cast<std::uintptr_t>(warm);
+  RegionClock clock;
+  clock.begin();
+  for (int pass = 0; pass < 2; ++pass) {
+    const void* p = start;
+    for (int k = 0; k < lines; ++k) hold[pass * lines + k] = ptx::timed_chase_cg(p, zero, &p);
+    ends ^= reinterpret_cast<std::uintptr_t>(p);
+  }
+  const RegionTiming t = clock.end();
+  for (int k = 0; k < 2 * lines; ++k) cycles[k] = hold[k];
+  timing[0] = t;
+  if (zero == 1) sink[0] = reinterpret_cast<const void*>(ends);
+}
+
+using Matrix = std::vector<std::vector<double>>;
+
+Matrix elementwise_median(const std::vector<Matrix>& passes) {
+  Matrix out = passes.front();
+  for (std::size_t s = 0; s < out.size(); ++s)
+    for (std::size_t j = 0; j < out[s].size(); ++j) {
+      std::vector<double> v;
+      for (const Matrix& m : passes) v.push_back(m[s][j]);
+      out[s][j] = summarize(v).median;
+    }
+  return out;
+}
+
+nlohmann::json rounded(const Matrix& m) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& row : m) {
+    nlohmann::json r = nlohmann::json::array();
+    for (double v : row) r.push_back(std::round(v * 10) / 10);
+    j.push_back(r);
+  }
+  return j;
+}
+
+void run_partition(ProbeContext& ctx) {
+  const int lines = int(ctx.int_param("lines"));
+  const DeviceInfo& d = ctx.device();
+  const long long region_lines = kRegionBytes / kLineBytes;
+  if (lines < 8 || lines >= region_lines) throw Error("lines must be between 8 and the region's line count");
+
+  std::mt19937_64 rng(std::random_device{}());
+  std::vector<unsigned> all(region_lines - 1);
+  std::iota(all.begin(), all.end(), 1u);  // line 0 is the TLB warm-up line, never sampled
+  std::shuffle(all.begin(), all.end(), rng);
+  const std::vector<unsigned> order(all.begin(), all.begin() + lines);
+
+  DeviceBuffer<char> region(kRegionBytes);
+  region.fill_zero();
+  DeviceBuffer<unsigned> order_dev(order.size());
+  order_dev.from_host(order);
+  DeviceBuffer<unsigned> block_sm(d.sm_count);
+  DeviceBuffer<long long> cycles(2 * std::size_t(lines));
+  DeviceBuffer<RegionTiming> timing(1);
+  DeviceBuffer<const void*> sink(1);
+  const std::size_t smem = std::size_t(d.shared_per_block_optin);
+  if (smem < 2 * std::size_t(lines) * sizeof(long long)) ctx.skip("shared memory too small to hold the timings");
+  GD_CUDA_CHECK(cudaFuncSetAttribute(line_latency_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  GD_CUDA_CHECK(cudaFuncSetAttribute(link_sampled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  const void* start = region.get() + std::size_t(order[0]) * kLineBytes;
+  const LaunchShape one_per_sm{unsigned(d.sm_count), 32, smem};
+  const auto measure_on = [&](unsigned target) {
+    launch(ctx, line_latency_kernel, one_per_sm, region.get(), start, 0ull, lines, target, block_sm.get(), cycles.get(),
+           timing.get(), sink.get());
+    GD_CUDA_CHECK_LAUNCH();
+  };
+  // Which SM ids the grid covers (one block each).
+  measure_on(kNoSm);
+  std::vector<unsigned> sms = block_sm.to_host();
+  std::sort(sms.begin(), sms.end());
+  sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
+  if (sms.size() < 2) ctx.skip("fewer than two SMs ran a block: nothing to compare");
+
+  std::vector<RegionTiming> clocks;
+  // One pass: every SM reads the lines after they were written by writer_of(SM).
+  const auto pass = [&](const std::function<unsigned(std::size_t)>& writer_of, Matrix& first, Matrix& again) {
+    first.assign(sms.size(), {});
+    again.assign(sms.size(), {});
+    for (std::size_t s = 0; s < sms.size(); ++s) {
+      launch(ctx, link_sampled_kernel, one_per_sm, region.get(), order_dev.get(), lines, writer_of(s));
+      measure_on(sms[s]);
+      const std::vector<long long> c = cycles.to_host();
+      first[s].assign(c.begin(), c.begin() + lines);
+      again[s].assign(c.begin() + lines, c.end());
+      clocks.push_back(timing.to_host()[0]);
+    }
+  };
+  // Pass 0, one writer for all: the SMs of the writer's partition read every line near, the
+  // others split the lines; that is enough to tell the partitions apart and pick writers.
+  Matrix probe_first, probe_again;
+  pass([&](std::size_t) { return sms[0]; }, probe_first, probe_again);
+  const PartitionMap coarse = partition_two_way(probe_first);
+  std::vector<unsigned> writer(sms.size(), sms[0]);
+  std::vector<double> same_partition_writer;
+  for (std::size_t s = 0; s < sms.size(); ++s) {
+    for (std::size_t o = 0; o < sms.size(); ++o)
+      if (coarse.sm_group[o] != coarse.sm_group[s]) {
+        writer[s] = sms[o];
+        break;
+      }
+    if (coarse.sm_group[s] == coarse.sm_group[0] && s != 0)
+      for (double v : probe_first[s]) same_partition_writer.push_back(v);
+  }
+  std::vector<Matrix> first_passes, repeat_passes;
+  ctx.measure(
+      [&] {
+        Matrix first, again;
+        pass([&](std::size_t s) { return writer[s]; }, first, again);
+        first_passes.push_back(first);
+        repeat_passes.push_back(again);
+        return partition_two_way(first).separation;
+      },
+      [] {
+        RepeatPolicy p;
+        p.min_samples = 3;
+        p.max_samples = 7;
+        p.target_rel_ci = 0.03;
+        p.time_cap_s = 3;
+        return p;
+      }());
+  const double mhz = clock_mhz(clocks);
+  ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer around each SM's timed reads");
+  const Matrix first = elementwise_median(first_passes), again = elementwise_median(repeat_passes);
+  const PartitionMap m = partition_two_way(first);
+  const PartitionMap m_again = partition_two_way(again);
+  std::vector<double> far_again;
+  for (std::size_t s = 0; s < sms.size(); ++s)
+    for (int j = 0; j < lines; ++j)
+      if (m.line_home[j] != m.sm_group[s]) far_again.push_back(again[s][j]);
+  ctx.metric("latency/near_cycles", summarize(m.near));
+  std::vector<double> fars;
+  for (double f : m.far)
+    if (std::isfinite(f)) fars.push_back(f);
+  if (!fars.empty()) ctx.metric("latency/far_cycles", summarize(fars));
+  ctx.metric("latency/near_ns", summarize(m.near).median / mhz * 1e3);
+  if (!fars.empty()) ctx.metric("latency/far_ns", summarize(fars).median / mhz * 1e3);
+  if (!far_again.empty()) ctx.metric("latency/far_lines_again_cycles", summarize(far_again));
+  ctx.metric("partition/separation_cycles", m.separation);
+  ctx.extra()["sm_ids"] = sms;
+  ctx.extra()["sampled_lines"] = order;
+  ctx.extra()["latency_first_cycles"] = rounded(first);
+  ctx.extra()["latency_again_separation_cycles"] = m_again.separation;
+  ctx.extra()["passes"] = first_passes.size();
+  ctx.extra()["writer_of_sm"] = writer;
+  if (!same_partition_writer.empty())
+    ctx.metric("latency/after_same_partition_write_cycles", summarize(same_partition_writer));
+}
+
+// The partition map as a derived record: groups with their SM ids, per-SM near/far latency, the
+// lines' homes and the SM-to-SM distance matrix (RMS difference of the SMs' latency rows).
+void summarize_partition(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    if (!r->extra.contains("latency_first_cycles")) continue;
+    const Matrix first = r->extra["latency_first_cycles"].get<Matrix>();
+    const std::vector<unsigned> sms = r->extra["sm_ids"].get<std::vector<unsigned>>();
+    const PartitionMap m = partition_two_way(first);
+    Record& out = sc.derive({{"lines", std::string("partition_map")}}, {r});
+    out.metrics = r->metrics;
+    nlohmann::json groups = {nlohmann::json::array(), nlohmann::json::array()};
+    nlohmann::json per_sm = nlohmann::json::array();
+    for (std::size_t s = 0; s < sms.size(); ++s) {
+      groups[m.sm_group[s]].push_back(sms[s]);
+      per_sm.push_back({{"sm", sms[s]}, {"group", m.sm_group[s]}, {"near_cycles", m.near[s]},
+                        {"far_cycles", std::isfinite(m.far[s]) ? nlohmann::json(m.far[s]) : nlohmann::json()},
+                        {"near_ns", r->sm_clock_mhz > 0 ? m.near[s] / r->sm_clock_mhz * 1e3 : 0.0},
+                        {"far_ns", r->sm_clock_mhz > 0 && std::isfinite(m.far[s]) ? m.far[s] / r->sm_clock_mhz * 1e3 : 0.0}});
+    }
+    out.extra["groups_sm_ids"] = groups;
+    out.extra["per_sm"] = per_sm;
+    out.extra["line_home_group"] = m.line_home;
+    out.extra["sm_distance_cycles"] = rounded(m.distance);
+    out.extra["method"] =
+        "every SM reads the same sampled lines, each the first read after a write; two-means over the SMs' latency "
+        "rows (seeded with the two most distant SMs) gives the groups, a line is homed in the group that reads it "
+        "faster, near/far are each SM's median over lines homed in its own / the other group; the distance of two "
+        "SMs is the RMS difference of their rows. Cycles are clock to clock around one load (a few cycles of clock "
+        "read included)";
+  }
+}
+
+ProbeSpec partition_spec() {
+  ProbeSpec s;
+  s.id = "memory.latency.l2_partition";
+  s.description = "near/far L2 hit latency per SM, L2 partition map and SM-to-SM distance matrix from sampled lines";
+  s.axes = {std::move(Axis::list("lines", std::vector<std::int64_t>{128})).quick({64})};
+  s.sass = {expect_sass("*line_latency_kernel*", SassRegion::Clocked, {{"LDG.E.64.STRONG.GPU", 1, -1}},
+                        {"LDL", "STL", "LDG.E.64.CONSTANT"}),
+            expect_sass("*link_sampled_kernel*", SassRegion::Whole, {{"STG.E.64", 1, -1}})};
+  s.metrics = {{"latency/near_cycles", "cycles", "per-SM median over lines homed in its own partition (median over SMs)"},
+               {"latency/far_cycles", "cycles", "per-SM median over lines homed in the other partition (median over SMs)"},
+               {"latency/near_ns", "ns", "near latency at the observed SM clock"},
+               {"latency/far_ns", "ns", "far latency at the observed SM clock"},
+               {"latency/far_lines_again_cycles", "cycles", "far-homed lines read a second time by the same SM"},
+               {"partition/separation_cycles", "cycles", "median over SMs of far - near"},
+               {"latency/after_same_partition_write_cycles", "cycles",
+                "every line read first by an SM of the partition whose SM wrote it (pass 0): near or far homing hidden"}};
+  s.run = run_partition;
+  s.summarize = summarize_partition;
+  s.time_cap_s = 6;
+  s.quick_time_cap_s = 3;
+  return s;
+}
+
+GD_REGISTER_PROBE(partition_spec());
+
+}  // namespace
+}  // namespace gd
