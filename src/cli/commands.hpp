@@ -26,8 +26,9 @@ void add_selection_options(CLI::App* cmd, Selection& sel);
 
 // `run`'s exit code from what the executor reports: 130 interrupted, 1 when a point failed or
 // measured code whose SASS does not match its declaration, 0 otherwise (unverified, unconverged
-// and throttled points are flagged, not failures).
-int run_exit_code(const ExecuteSummary& s);
+// and throttled points are flagged, not failures); 1 also when the GPU's settings changed during
+// the run (core/gpu_state.hpp).
+int run_exit_code(const ExecuteSummary& s, bool gpu_state_changed = false);
 
 // The fields every --json document starts with (docs/json-output.md): schema_version, command,
 // tool name, version and git revision.

@@ -15,10 +15,12 @@
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/executor.hpp"
+#include "core/gpu_state.hpp"
 #include "core/output_file.hpp"
 #include "core/registry.hpp"
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
+#include "core/run_journal.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
 #include "report/table.hpp"
@@ -163,6 +165,8 @@ struct RunArgs {
   SamplingOverride sampling;
   bool quick = false;
   bool no_progress = false;
+  bool isolate_all = false, isolate_none = false;
+  double watchdog_s = 0;
   int device = 0;
   std::string out = "results";
   std::string db;  // default: <out>/results.db
@@ -224,33 +228,52 @@ int do_run(const RunArgs& args) {
   std::snprintf(nonce, sizeof nonce, "%04x", unsigned(std::random_device{}() & 0xffff));
   header.run_id = header.started_at + "-" + device.uuid.substr(4, 8) + "-" + nonce;
   header.device = to_json(device);
+  const IsolateMode isolate = args.isolate_all ? IsolateMode::All : args.isolate_none ? IsolateMode::None : IsolateMode::Risky;
   header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category},
-                    {"axes", args.axes}, {"sampling", sampling_json(args.sampling)}};
+                    {"axes", args.axes}, {"sampling", sampling_json(args.sampling)},
+                    {"isolate", isolate == IsolateMode::All ? "all" : isolate == IsolateMode::None ? "none" : "risky"}};
   const std::string stem = (fs::path(args.out) / ("run-" + slug(device.name) + "-" + stamp_for_file(header.started_at) + "-" + nonce)).string();
 
-  RunFileWriter file(stem + ".json", header);
+  // The card's settings before the first probe; compared with those after the last one.
+  GpuStateGuard state(nvml_state_source(device.pci_bus_id));
+  header.gpu_state = state.before_json();
+  // Every record is appended to the journal (fsync'd) as it finishes; the .json is assembled from
+  // it at the end. A run killed before that keeps its journal: `gpudissect recover`.
+  RunJournal journal(stem + ".jsonl", header);
   ResultDb db(args.db.empty() ? (fs::path(args.out) / "results.db").string() : args.db, header);
   TerminalTable table(std::cout);
   ExecuteOptions opts;
   opts.quick = args.quick;
   opts.progress = !args.no_progress;
   opts.sampling = args.sampling;
+  opts.isolate = isolate;
+  opts.watchdog_s = args.watchdog_s;
   auto planned = plan(probes, device);
   apply_axis_overrides(planned, axis_overrides);
-  const ExecuteSummary s = execute(planned, device, {&file, &db, &table}, sass::make_verifier(), opts);
+  const ExecuteSummary s = execute(planned, device, {&journal, &db, &table}, sass::make_verifier(), opts);
+  const std::vector<std::string> changed = state.check();
+  journal.finish(!s.interrupted, {{"gpu_state", state.to_json()}});
 
-  write_file_atomic(stem + ".md", markdown_report(file.document()));
+  write_run_file_atomic(stem + ".json", journal.document());
+  write_file_atomic(stem + ".md", markdown_report(journal.document()));
   std::ostringstream csv;
-  write_csv(file.document(), csv);
+  write_csv(journal.document(), csv);
   write_file_atomic(stem + ".csv", csv.str());
   std::cout << "\n" << s.ok << " ok, " << s.skipped << " skipped, " << s.failed << " failed; SASS: "
             << s.sass_mismatch << " mismatch, " << s.sass_unverified << " unverified; " << s.unconverged
             << " not converged; " << s.throttled << " throttled" << (s.interrupted ? " (interrupted)" : "") << "\n"
-            << "results: " << stem << ".json (.md, .csv), database " << db.path() << "\n";
+            << "results: " << stem << ".json (.jsonl, .md, .csv), database " << db.path() << "\n";
   if (s.sass_mismatch)
     std::cerr << "gpudissect: " << s.sass_mismatch
               << " record(s) measured code whose SASS does not match the probe's declaration: the run fails\n";
-  return run_exit_code(s);
+  if (!changed.empty()) {
+    std::cerr << "gpudissect: error: the GPU's settings changed during the run (gpudissect never changes them; "
+                 "something else on this machine did), so its numbers may not describe the card as found:\n";
+    for (const auto& c : changed) std::cerr << "  " << c << "\n";
+  } else if (!state.checked()) {
+    std::cerr << "gpudissect: note: the GPU's settings could not be read (NVML unavailable): the state guard did not run\n";
+  }
+  return run_exit_code(s, !changed.empty());
 }
 
 void add_run(CLI::App& app, std::function<int()>& action) {
@@ -274,7 +297,29 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
   cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
+  auto* all = cmd->add_flag("--isolate", args->isolate_all,
+                            "Run every probe in a child process under a watchdog (default: only probes marked risky)");
+  cmd->add_flag("--no-isolate", args->isolate_none, "Run every probe in this process, risky ones too")->excludes(all);
+  cmd->add_option("--watchdog", args->watchdog_s,
+                  "Seconds an isolated probe may take for one point before it is killed (default: 60 + twice its budget)")
+      ->check(CLI::Range(0.1, 1e6));
   cmd->callback([&action, args] { action = [args] { return do_run(*args); }; });
+}
+
+// Internal: the child side of an isolated probe (ExecuteOptions::isolate), started by `run`.
+void add_probe_child(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("__probe-child", "internal: run one isolated probe for `run`");
+  cmd->group("");  // hidden
+  auto job = std::make_shared<std::string>();
+  cmd->add_option("job", *job)->required();
+  cmd->callback([&action, job] {
+    action = [job] {
+      return probe_child_main(Registry::global(), *job, 3, [](DeviceInfo& d) {
+        GD_CUDA_CHECK(cudaSetDevice(d.index));
+        GD_CUDA_CHECK(cudaFree(nullptr));  // the context now, not inside the first timed point
+      });
+    };
+  });
 }
 
 }  // namespace
@@ -290,15 +335,16 @@ nlohmann::json json_envelope(const std::string& command) {
           {"tool", {{"name", "gpudissect"}, {"version", GPUDISSECT_VERSION}, {"git_revision", GPUDISSECT_GIT_REVISION}}}};
 }
 
-int run_exit_code(const ExecuteSummary& s) {
+int run_exit_code(const ExecuteSummary& s, bool gpu_state_changed) {
   if (s.interrupted) return 130;
-  return s.failed_any() ? 1 : 0;
+  return s.failed_any() || gpu_state_changed ? 1 : 0;
 }
 
 void add_core_commands(CLI::App& app, std::function<int()>& action) {
   add_info(app, action);
   add_list(app, action);
   add_run(app, action);
+  add_probe_child(app, action);
 }
 
 }  // namespace gd::cli

@@ -14,6 +14,7 @@
 #include "core/output_file.hpp"
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
+#include "core/run_journal.hpp"
 #include "report/compare.hpp"
 #include "report/csv.hpp"
 #include "report/markdown.hpp"
@@ -110,8 +111,9 @@ int do_import(const ImportArgs& args) {
   std::vector<RunDocument> docs;
   for (const auto& path : args.runs) {
     // A shell glob over a results folder also catches the .md and .csv next to each run.
-    if (std::filesystem::path(path).extension() != ".json")
-      throw UserError(path + ": not a run file (run files end in .json; nothing was imported)");
+    const auto ext = std::filesystem::path(path).extension();
+    if (ext != ".json" && ext != ".jsonl")
+      throw UserError(path + ": not a run file (run files end in .json, run journals in .jsonl; nothing was imported)");
     docs.push_back(read_run_file(path));
   }
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) {
@@ -135,12 +137,42 @@ void add_import(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, args] { action = [args] { return do_import(*args); }; });
 }
 
+struct RecoverArgs {
+  std::string journal;
+  std::string out;  // default: the journal's name with .json
+};
+
+// The run file of a run that was killed (or whose last step failed), from its journal.
+int do_recover(const RecoverArgs& args) {
+  std::string out = args.out;
+  if (out.empty()) out = std::filesystem::path(args.journal).replace_extension(".json").string();
+  if (out == args.journal) throw UserError("--out must differ from the journal itself");
+  const OutputPath target = OutputPath::resolve(out);
+  const JournalRead j = read_journal(args.journal);
+  target.write(to_json(j.doc).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  std::cerr << "recovered " << j.doc.records.size() << " record(s) of run " << j.doc.run_id << " into " << out
+            << (j.finished ? (j.doc.complete ? " (the run finished)" : " (the run was interrupted)")
+                           : " (the run was stopped before it finished: complete = false)")
+            << (j.dropped_tail ? "; a last line cut off mid-write was dropped" : "") << "\n";
+  return 0;
+}
+
+void add_recover(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("recover", "Assemble the run file (.json) of a killed or interrupted run from its journal (.jsonl)");
+  auto args = std::make_shared<RecoverArgs>();
+  cmd->add_option("journal", args->journal, "Run journal written by `gpudissect run`")->required()->type_name("RUN.jsonl");
+  cmd->add_option("--out,-o", args->out, "Run file to write (default: the journal's name with .json; - for standard output)")
+      ->type_name("FILE");
+  cmd->callback([&action, args] { action = [args] { return do_recover(*args); }; });
+}
+
 }  // namespace
 
 void add_report_commands(CLI::App& app, std::function<int()>& action) {
   add_report(app, action);
   add_compare(app, action);
   add_import(app, action);
+  add_recover(app, action);
 }
 
 }  // namespace gd::cli

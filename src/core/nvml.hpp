@@ -21,4 +21,12 @@ std::optional<ThrottleCounters> read_throttle_counters(const std::string& pci_bu
 // The reasons whose counters advanced from `before` to `after`, with the nanoseconds.
 ThrottleCounters throttle_between(const ThrottleCounters& before, const ThrottleCounters& after);
 
+// The settings a run must not change and the clocks that move with load, by name, for the GPU
+// state guard (core/gpu_state.hpp); a value the driver does not report is absent. nullopt when
+// NVML is unavailable or has no device at this PCI bus id.
+struct NvmlSettings {
+  std::map<std::string, nlohmann::json> settings, observed;
+};
+std::optional<NvmlSettings> read_nvml_settings(const std::string& pci_bus_id);
+
 }  // namespace gd

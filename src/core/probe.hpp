@@ -70,6 +70,9 @@ struct ProbeSpec {
   // True for a probe that by design runs no SM kernel of ours (copy-engine transfers): its
   // points are SASS not_applicable instead of unverified when they launch nothing.
   bool runs_no_sm_kernel = false;
+  // True for a probe that can hang or fault the GPU (patched cubins): it runs in a child process
+  // under a watchdog unless the user says --no-isolate (ExecuteOptions::isolate).
+  bool risky = false;
   double time_cap_s = 30;        // for the whole probe, all points together
   double quick_time_cap_s = 4;
 
