@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,11 @@ namespace gd::cli {
 void add_core_commands(CLI::App& app, std::function<int()>& action);    // info, list, run
 void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare, import
 void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass, verify, isa
+void add_fleet_commands(CLI::App& app, std::function<int()>& action);   // merge
+
+// `run --devices`: "all" or comma-separated indices, each below `device_count`, none twice.
+// Throws UserError saying what is wrong.
+std::vector<int> parse_device_list(const std::string& text, int device_count);
 
 // --filter and --category, for every command that selects probes (list, run, verify).
 void add_selection_options(CLI::App* cmd, Selection& sel);

@@ -1,4 +1,9 @@
 // `info`, `list` and `run`: the commands that describe the GPU and run probes on it.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "gpudissect_revision.h"
 #include "report/format.hpp"
+#include "core/child_process.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/executor.hpp"
@@ -22,6 +28,7 @@
 #include "core/run_file.hpp"
 #include "core/run_journal.hpp"
 #include "report/csv.hpp"
+#include "report/fleet.hpp"
 #include "report/markdown.hpp"
 #include "report/table.hpp"
 #include "sass/verify.hpp"
@@ -168,6 +175,7 @@ struct RunArgs {
   bool isolate_all = false, isolate_none = false;
   double watchdog_s = 0;
   int device = 0;
+  std::string devices;  // --devices: all | 0,1,...
   std::string out = "results";
   std::string db;  // default: <out>/results.db
 };
@@ -206,7 +214,119 @@ std::vector<AxisOverride> parse_axis_overrides(const std::vector<std::string>& t
   return out;
 }
 
+std::string hostname() {
+  char buf[256] = {};
+  return ::gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
+}
+
+// The arguments a per-GPU child of --devices gets: everything but the device, output and progress.
+std::vector<std::string> forwarded_run_args(const RunArgs& a) {
+  std::vector<std::string> v;
+  for (const auto& f : a.sel.filters) v.insert(v.end(), {"--filter", f});
+  if (!a.sel.category.empty()) v.insert(v.end(), {"--category", a.sel.category});
+  for (const auto& x : a.axes) v.insert(v.end(), {"--axis", x});
+  if (a.quick) v.push_back("--quick");
+  const auto num = [](double x) { std::ostringstream os; os.precision(17); os << x; return os.str(); };
+  if (a.sampling.min_samples > 0) v.insert(v.end(), {"--min-samples", std::to_string(a.sampling.min_samples)});
+  if (a.sampling.max_noise > 0) v.insert(v.end(), {"--max-noise", num(a.sampling.max_noise)});
+  if (a.sampling.min_time_s > 0) v.insert(v.end(), {"--min-time", num(a.sampling.min_time_s)});
+  if (a.sampling.timeout_s > 0) v.insert(v.end(), {"--timeout", num(a.sampling.timeout_s)});
+  if (a.isolate_all) v.push_back("--isolate");
+  if (a.isolate_none) v.push_back("--no-isolate");
+  if (a.watchdog_s > 0) v.insert(v.end(), {"--watchdog", num(a.watchdog_s)});
+  return v;
+}
+
+// The run file a per-GPU child left in its folder: the newest .json, else its journal (killed).
+std::string run_file_in(const std::string& dir) {
+  std::string best;
+  fs::file_time_type best_time{};
+  for (const char* ext : {".json", ".jsonl"}) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("run-", 0) != 0 || e.path().extension() != ext) continue;
+      if (best.empty() || e.last_write_time() > best_time) best = e.path().string(), best_time = e.last_write_time();
+    }
+    if (!best.empty()) return best;
+  }
+  return best;
+}
+
+// --devices: one `gpudissect run` process per GPU at once, each into OUT/gpuN with its own log,
+// then every GPU's run into one database and a fleet report with the spread per metric.
+int do_run_devices(const RunArgs& args) {
+  if (args.device != 0) throw UserError("--device and --devices exclude each other");
+  (void)select_probes(Registry::global(), args.sel);  // bad filters fail before anything starts
+  check_output_dir(args.out);
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
+    throw Error(std::string("no usable GPU: ") + cudaGetErrorString(e));
+  const std::vector<int> ids = parse_device_list(args.devices, count);
+  create_output_dir(args.out);
+  const std::string exe = current_executable();
+  struct Child {
+    int device;
+    std::string dir;
+    pid_t pid = -1;
+    int rc = -1;
+  };
+  std::vector<Child> children;
+  for (int id : ids) {
+    Child c{id, (fs::path(args.out) / ("gpu" + std::to_string(id))).string()};
+    create_output_dir(c.dir);
+    std::vector<std::string> argv_s = {exe, "run", "--device", std::to_string(id), "--out", c.dir, "--no-progress"};
+    for (auto& a : forwarded_run_args(args)) argv_s.push_back(a);
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    const std::string log = c.dir + "/log.txt";
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    const int err = posix_spawn(&c.pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err != 0) throw Error("cannot start the run for GPU " + std::to_string(id) + ": " + std::strerror(err));
+    std::cout << "GPU " << id << ": started (pid " << c.pid << "), log " << log << "\n" << std::flush;
+    children.push_back(c);
+  }
+  int worst = 0;
+  std::vector<RunDocument> runs;
+  const std::string db = args.db.empty() ? (fs::path(args.out) / "results.db").string() : args.db;
+  for (Child& c : children) {
+    int status = 0;
+    while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    c.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    const std::string file = run_file_in(c.dir);
+    std::cout << "GPU " << c.device << ": exit " << c.rc;
+    if (file.empty()) {
+      std::cout << ", no run file (see " << c.dir << "/log.txt)\n";
+    } else {
+      runs.push_back(read_run_file(file));
+      import_run(db, runs.back());
+      std::cout << ", " << runs.back().records.size() << " records, " << file << "\n";
+    }
+    if (c.rc != 0 && worst == 0) worst = c.rc;
+  }
+  if (runs.empty()) throw Error("no GPU produced a run file (see the logs under " + args.out + ")");
+  const FleetReport report = fleet_report(runs);
+  const std::string md = (fs::path(args.out) / "fleet.md").string();
+  write_file_atomic(md, fleet_markdown(report));
+  std::cout << runs.size() << " GPU(s) in database " << db << "; fleet report " << md << ": " << report.metrics.size()
+            << " metrics measured by two or more GPUs";
+  double widest = 0;
+  const FleetMetric* wide = nullptr;
+  for (const auto& m : report.metrics)
+    if (m.spread > widest) widest = m.spread, wide = &m;
+  if (wide) std::cout << "; widest spread " << fmt_num(widest * 100, 3) << " % (" << wide->id << " " << wide->params << " " << wide->metric << ")";
+  std::cout << "\n";
+  return worst;
+}
+
 int do_run(const RunArgs& args) {
+  if (!args.devices.empty()) return do_run_devices(args);
   const auto probes = select_probes(Registry::global(), args.sel);  // bad filters fail before the GPU is touched
   const auto axis_overrides = parse_axis_overrides(args.axes);
   {
@@ -229,7 +349,7 @@ int do_run(const RunArgs& args) {
   header.run_id = header.started_at + "-" + device.uuid.substr(4, 8) + "-" + nonce;
   header.device = to_json(device);
   const IsolateMode isolate = args.isolate_all ? IsolateMode::All : args.isolate_none ? IsolateMode::None : IsolateMode::Risky;
-  header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category},
+  header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category}, {"host", hostname()},
                     {"axes", args.axes}, {"sampling", sampling_json(args.sampling)},
                     {"isolate", isolate == IsolateMode::All ? "all" : isolate == IsolateMode::None ? "none" : "risky"}};
   const std::string stem = (fs::path(args.out) / ("run-" + slug(device.name) + "-" + stamp_for_file(header.started_at) + "-" + nonce)).string();
@@ -296,6 +416,9 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--out,-o", args->out, "Output directory for the run file, report and CSV")->capture_default_str();
   cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
   cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--devices", args->devices,
+                  "Run on several GPUs at once, one process each (all | 0,1,...): per-GPU runs under OUT/gpuN, "
+                  "one database, fleet.md with the spread per metric");
   cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
   auto* all = cmd->add_flag("--isolate", args->isolate_all,
                             "Run every probe in a child process under a watchdog (default: only probes marked risky)");
