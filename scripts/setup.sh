@@ -6,7 +6,8 @@ set -euo pipefail
 
 need_apt=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in cmake ninja-build ccache g++ libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev; do
+# clang and its runtime (libFuzzer, sanitizers) build the fuzz targets (scripts/fuzz.sh).
+for pkg in cmake ninja-build ccache g++ libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev clang libclang-rt-dev; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 # pip may come from pyenv or a venv rather than Debian's python3-pip.
