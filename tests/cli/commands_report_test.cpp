@@ -126,7 +126,7 @@ TEST(ImportCommand, AFileThatIsNotJsonIsNamedAndNothingIsImported) {
   const std::string txt = dir.file("patch-demo.txt");
   std::ofstream(txt) << "not a run\n";
   const std::string msg = user_error_of([&] { run_cli({"import", fixture("runs/h200_small.json"), txt, "--db", db}); });
-  EXPECT_EQ(msg, txt + ": not a run file (run files end in .json; nothing was imported)");
+  EXPECT_EQ(msg, txt + ": not a run file (run files end in .json, run journals in .jsonl; nothing was imported)");
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 
