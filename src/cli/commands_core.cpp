@@ -370,9 +370,13 @@ int do_run(const RunArgs& args) {
   opts.watchdog_s = args.watchdog_s;
   auto planned = plan(probes, device);
   apply_axis_overrides(planned, axis_overrides);
+  // The state after the last probe goes into the journal's finish line.
+  std::vector<std::string> changed;
+  journal.set_finish_extra([&] {
+    changed = state.check();
+    return nlohmann::json{{"gpu_state", state.to_json()}};
+  });
   const ExecuteSummary s = execute(planned, device, {&journal, &db, &table}, sass::make_verifier(), opts);
-  const std::vector<std::string> changed = state.check();
-  journal.finish(!s.interrupted, {{"gpu_state", state.to_json()}});
 
   write_run_file_atomic(stem + ".json", journal.document());
   write_file_atomic(stem + ".md", markdown_report(journal.document()));

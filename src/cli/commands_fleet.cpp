@@ -57,13 +57,7 @@ struct MergeArgs {
 
 int do_merge(const MergeArgs& args) {
   const OutputPath out = OutputPath::resolve(args.out.empty() ? "-" : args.out);
-  std::vector<RunDocument> docs;
-  for (const auto& path : args.runs) {
-    const auto ext = std::filesystem::path(path).extension();
-    if (ext != ".json" && ext != ".jsonl")
-      throw UserError(path + ": not a run file (run files end in .json, run journals in .jsonl; nothing was merged)");
-    docs.push_back(read_run_file(path));
-  }
+  const std::vector<RunDocument> docs = read_run_files(args.runs, "merged");
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) create_output_dir(dir.string());
   for (const auto& doc : docs) import_run(args.db, doc);
   const FleetReport report = fleet_report(docs, args.fleet);

@@ -108,14 +108,7 @@ struct ImportArgs {
 
 // Every file is read and checked before the database is touched: a bad file imports nothing.
 int do_import(const ImportArgs& args) {
-  std::vector<RunDocument> docs;
-  for (const auto& path : args.runs) {
-    // A shell glob over a results folder also catches the .md and .csv next to each run.
-    const auto ext = std::filesystem::path(path).extension();
-    if (ext != ".json" && ext != ".jsonl")
-      throw UserError(path + ": not a run file (run files end in .json, run journals in .jsonl; nothing was imported)");
-    docs.push_back(read_run_file(path));
-  }
+  const std::vector<RunDocument> docs = read_run_files(args.runs, "imported");
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

@@ -125,6 +125,18 @@ RunDocument read_run_file(const std::string& path) {
   return run_from_json(j, path);
 }
 
+std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, const std::string& done) {
+  std::vector<RunDocument> docs;
+  for (const auto& path : paths) {
+    // A shell glob over a results folder also catches the .md and .csv next to each run.
+    const auto ext = fs::path(path).extension();
+    if (ext != ".json" && ext != ".jsonl")
+      throw UserError(path + ": not a run file (run files end in .json, run journals in .jsonl; nothing was " + done + ")");
+    docs.push_back(read_run_file(path));
+  }
+  return docs;
+}
+
 void write_run_file_atomic(const std::string& path, const RunDocument& doc) {
   // Probe strings (disassembler output, driver messages) are not guaranteed UTF-8; replace
   // rather than fail a run at its last step.

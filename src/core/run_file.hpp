@@ -32,6 +32,9 @@ nlohmann::json to_json(const RunDocument& doc);
 RunDocument run_from_json(const nlohmann::json& j, const std::string& source_name);
 // Reads a run file or a run journal (.jsonl, also the journal of a run that was killed).
 RunDocument read_run_file(const std::string& path);
+// Every file read and checked before anything is done with them: a path that is neither a run
+// file (.json) nor a journal (.jsonl) is a UserError saying "nothing was <done>".
+std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, const std::string& done);
 // Writes via a temporary file and rename, so a reader never sees a half-written file.
 void write_run_file_atomic(const std::string& path, const RunDocument& doc);
 

@@ -69,10 +69,9 @@ void RunJournal::on_record(const Record& r) {
   doc_.records.push_back(r);
 }
 
-void RunJournal::on_finish(bool complete) { finish(complete, json::object()); }
-
-void RunJournal::finish(bool complete, const json& extra) {
+void RunJournal::on_finish(bool complete) {
   if (finished_) return;
+  const json extra = finish_extra_ ? finish_extra_() : json::object();
   doc_.finished_at = utc_now_iso8601();
   doc_.complete = complete;
   json f = {{"finished_at", doc_.finished_at}, {"complete", complete}};

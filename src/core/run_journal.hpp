@@ -8,6 +8,7 @@
 // The JSON run file is assembled from it at the end of a run, or later by `gpudissect recover`;
 // `report`, `compare` and `import` read a journal wherever they read a run file.
 #pragma once
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,14 +32,16 @@ class RunJournal : public RecordSink {
   RunJournal& operator=(const RunJournal&) = delete;
 
   void on_record(const Record& r) override;
-  // Appends the finish line; `extra` (e.g. the GPU state after the run) goes into the document.
+  // Appends the finish line, with the fields `finish_extra` returns then (e.g. the GPU state
+  // after the run), which also go into the document.
   void on_finish(bool complete) override;
-  void finish(bool complete, const nlohmann::json& extra);
+  void set_finish_extra(std::function<nlohmann::json()> f) { finish_extra_ = std::move(f); }
   const RunDocument& document() const { return doc_; }
   const std::string& path() const { return path_; }
 
  private:
   void append(const nlohmann::json& line);
+  std::function<nlohmann::json()> finish_extra_;
   std::string path_;
   RunDocument doc_;
   int fd_ = -1;

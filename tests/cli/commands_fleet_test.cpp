@@ -11,6 +11,7 @@
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
 #include "core/run_journal.hpp"
+#include "support/cli.hpp"
 #include "support/sample_run.hpp"
 
 namespace gd {
@@ -18,23 +19,8 @@ namespace {
 
 using test_support::TempDir;
 
-int run_cli(std::vector<std::string> args) {
-  CLI::App app{"test"};
-  app.require_subcommand(1);
-  std::function<int()> action;
-  cli::add_report_commands(app, action);
-  cli::add_fleet_commands(app, action);
-  args.insert(args.begin(), "gpudissect");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  app.parse(static_cast<int>(argv.size()), argv.data());
-  return action();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using test_support::run_cli;
+using test_support::slurp;
 
 // A rank's file as a Slurm job leaves it: the sample run on GPU `index`, bandwidth scaled.
 std::string write_rank(const TempDir& dir, int index, double scale, bool journal_only = false) {

@@ -29,13 +29,7 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-RunDocument header_only() {
-  RunDocument h = test_support::sample_run();
-  h.records.clear();
-  h.finished_at.clear();
-  h.complete = false;
-  return h;
-}
+RunDocument header_only() { return test_support::header_of(test_support::sample_run()); }
 
 TEST(RunJournal, EveryRecordIsOnDiskWhenOnRecordReturns) {
   TempDir dir;
@@ -54,7 +48,9 @@ TEST(RunJournal, EveryRecordIsOnDiskWhenOnRecordReturns) {
   const std::string text = slurp(path);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
 
-  j.finish(true, {{"gpu_state", {{"changed", nlohmann::json::array()}}}});
+  j.set_finish_extra([] { return nlohmann::json{{"gpu_state", {{"changed", nlohmann::json::array()}}}}; });
+  j.on_finish(true);  // as execute() ends a run
+  j.on_finish(true);  // a second call adds nothing after the finish line
   back = read_journal(path);
   EXPECT_TRUE(back.finished);
   EXPECT_TRUE(back.doc.complete);
