@@ -56,7 +56,7 @@ seeds_of() {
         fi
       fi
       echo "$d" ;;
-    run_file_fuzz) echo "$root/tests/fixtures/runs" ;;
+    run_file_fuzz) echo "$root/tests/fixtures/runs $root/tests/fuzz/seeds/run_file" ;;
     cli_fuzz) echo "$root/tests/fuzz/seeds/cli" ;;
   esac
 }
@@ -66,12 +66,13 @@ for t in "${targets[@]}"; do
   corpus=$work/corpus-$t
   mkdir -p "$corpus" "$work/crashes-$t"
   log=$work/$t.log
-  dict=()
+  read -ra seed_dirs <<<"$(seeds_of "$t")"
+  touch "$work/.start-$t"  # crashes of earlier runs stay in the folder but are not counted again
   "$fuzz_build/$t" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 -timeout=10 \
-    -artifact_prefix="$work/crashes-$t/" -print_final_stats=1 "$corpus" "$(seeds_of "$t")" >"$log" 2>&1
+    -artifact_prefix="$work/crashes-$t/" -print_final_stats=1 "$corpus" "${seed_dirs[@]}" >"$log" 2>&1
   rc=$?
   runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
-  crashes=$(find "$work/crashes-$t" -type f | wc -l)
+  crashes=$(find "$work/crashes-$t" -type f -newer "$work/.start-$t" | wc -l)
   printf 'fuzz %-14s %8s executions in %ss, %s crash(es), corpus %s inputs; log %s\n' \
     "$t:" "${runs:-?}" "$seconds" "$crashes" "$(find "$corpus" -type f | wc -l)" "$log"
   if ((rc != 0 || crashes > 0)); then

@@ -166,6 +166,15 @@ TEST(AtomicWrite, ReplacesContentWholly) {
   EXPECT_EQ(all, "short\n");
 }
 
+// Found by the run-file fuzzer: a number too large for a double is not a parse error to
+// nlohmann but out_of_range, and ended as "internal error" (exit 70).
+TEST(RunFile, ANumberTooLargeIsNotJsonNotAnInternalError) {
+  TempDir dir;
+  write_text(dir.file("big.json"), "{\"schema_version\": 1E2080}");
+  EXPECT_NE(user_error_of([&] { read_run_file(dir.file("big.json")); }).find("not JSON: number overflow parsing '1E2080'"),
+            std::string::npos);
+}
+
 TEST(UtcNow, Iso8601Utc) {
   EXPECT_TRUE(std::regex_match(utc_now_iso8601(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
       << utc_now_iso8601();
