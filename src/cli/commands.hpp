@@ -22,14 +22,20 @@ namespace gd::cli {
 void add_core_commands(CLI::App& app, std::function<int()>& action);    // info, list, run
 void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare, coverage, guide, import
 void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass, verify, isa
+void add_fleet_commands(CLI::App& app, std::function<int()>& action);   // merge
+
+// `run --devices`: "all" or comma-separated indices, each below `device_count`, none twice.
+// Throws UserError saying what is wrong.
+std::vector<int> parse_device_list(const std::string& text, int device_count);
 
 // --filter and --category, for every command that selects probes (list, run, verify).
 void add_selection_options(CLI::App* cmd, Selection& sel);
 
 // `run`'s exit code from what the executor reports: 130 interrupted, 1 when a point failed or
 // measured code whose SASS does not match its declaration, 0 otherwise (unverified, unconverged
-// and throttled points are flagged, not failures).
-int run_exit_code(const ExecuteSummary& s);
+// and throttled points are flagged, not failures); 1 also when the GPU's settings changed during
+// the run (core/gpu_state.hpp).
+int run_exit_code(const ExecuteSummary& s, bool gpu_state_changed = false);
 
 // run --ncu (commands_ncu.cpp): what to profile with, and where its files go.
 struct NcuRequest {

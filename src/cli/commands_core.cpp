@@ -1,4 +1,9 @@
 // `info`, `list` and `run`: the commands that describe the GPU and run probes on it.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,15 +17,19 @@
 #include "cli/commands.hpp"
 #include "gpudissect_revision.h"
 #include "report/format.hpp"
+#include "core/child_process.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/executor.hpp"
 #include "core/ncu.hpp"
+#include "core/gpu_state.hpp"
 #include "core/output_file.hpp"
 #include "core/registry.hpp"
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
+#include "core/run_journal.hpp"
 #include "report/csv.hpp"
+#include "report/fleet.hpp"
 #include "report/markdown.hpp"
 #include "report/probe_json.hpp"
 #include "report/table.hpp"
@@ -167,7 +176,10 @@ struct RunArgs {
   SamplingOverride sampling;
   bool quick = false;
   bool no_progress = false;
+  bool isolate_all = false, isolate_none = false;
+  double watchdog_s = 0;
   int device = 0;
+  std::string devices;  // --devices: all | 0,1,...
   std::string out = "results";
   std::string db;  // default: <out>/results.db
   bool ncu = false;        // profile the same probes under Nsight Compute first
@@ -222,7 +234,119 @@ std::vector<AxisOverride> parse_axis_overrides(const std::vector<std::string>& t
   return out;
 }
 
+std::string hostname() {
+  char buf[256] = {};
+  return ::gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
+}
+
+// The arguments a per-GPU child of --devices gets: everything but the device, output and progress.
+std::vector<std::string> forwarded_run_args(const RunArgs& a) {
+  std::vector<std::string> v;
+  for (const auto& f : a.sel.filters) v.insert(v.end(), {"--filter", f});
+  if (!a.sel.category.empty()) v.insert(v.end(), {"--category", a.sel.category});
+  for (const auto& x : a.axes) v.insert(v.end(), {"--axis", x});
+  if (a.quick) v.push_back("--quick");
+  const auto num = [](double x) { std::ostringstream os; os.precision(17); os << x; return os.str(); };
+  if (a.sampling.min_samples > 0) v.insert(v.end(), {"--min-samples", std::to_string(a.sampling.min_samples)});
+  if (a.sampling.max_noise > 0) v.insert(v.end(), {"--max-noise", num(a.sampling.max_noise)});
+  if (a.sampling.min_time_s > 0) v.insert(v.end(), {"--min-time", num(a.sampling.min_time_s)});
+  if (a.sampling.timeout_s > 0) v.insert(v.end(), {"--timeout", num(a.sampling.timeout_s)});
+  if (a.isolate_all) v.push_back("--isolate");
+  if (a.isolate_none) v.push_back("--no-isolate");
+  if (a.watchdog_s > 0) v.insert(v.end(), {"--watchdog", num(a.watchdog_s)});
+  return v;
+}
+
+// The run file a per-GPU child left in its folder: the newest .json, else its journal (killed).
+std::string run_file_in(const std::string& dir) {
+  std::string best;
+  fs::file_time_type best_time{};
+  for (const char* ext : {".json", ".jsonl"}) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("run-", 0) != 0 || e.path().extension() != ext) continue;
+      if (best.empty() || e.last_write_time() > best_time) best = e.path().string(), best_time = e.last_write_time();
+    }
+    if (!best.empty()) return best;
+  }
+  return best;
+}
+
+// --devices: one `gpudissect run` process per GPU at once, each into OUT/gpuN with its own log,
+// then every GPU's run into one database and a fleet report with the spread per metric.
+int do_run_devices(const RunArgs& args) {
+  if (args.device != 0) throw UserError("--device and --devices exclude each other");
+  (void)select_probes(Registry::global(), args.sel);  // bad filters fail before anything starts
+  check_output_dir(args.out);
+  int count = 0;
+  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
+    throw Error(std::string("no usable GPU: ") + cudaGetErrorString(e));
+  const std::vector<int> ids = parse_device_list(args.devices, count);
+  create_output_dir(args.out);
+  const std::string exe = current_executable();
+  struct Child {
+    int device;
+    std::string dir;
+    pid_t pid = -1;
+    int rc = -1;
+  };
+  std::vector<Child> children;
+  for (int id : ids) {
+    Child c{id, (fs::path(args.out) / ("gpu" + std::to_string(id))).string()};
+    create_output_dir(c.dir);
+    std::vector<std::string> argv_s = {exe, "run", "--device", std::to_string(id), "--out", c.dir, "--no-progress"};
+    for (auto& a : forwarded_run_args(args)) argv_s.push_back(a);
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    const std::string log = c.dir + "/log.txt";
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    const int err = posix_spawn(&c.pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err != 0) throw Error("cannot start the run for GPU " + std::to_string(id) + ": " + std::strerror(err));
+    std::cout << "GPU " << id << ": started (pid " << c.pid << "), log " << log << "\n" << std::flush;
+    children.push_back(c);
+  }
+  int worst = 0;
+  std::vector<RunDocument> runs;
+  const std::string db = args.db.empty() ? (fs::path(args.out) / "results.db").string() : args.db;
+  for (Child& c : children) {
+    int status = 0;
+    while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    c.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    const std::string file = run_file_in(c.dir);
+    std::cout << "GPU " << c.device << ": exit " << c.rc;
+    if (file.empty()) {
+      std::cout << ", no run file (see " << c.dir << "/log.txt)\n";
+    } else {
+      runs.push_back(read_run_file(file));
+      import_run(db, runs.back());
+      std::cout << ", " << runs.back().records.size() << " records, " << file << "\n";
+    }
+    if (c.rc != 0 && worst == 0) worst = c.rc;
+  }
+  if (runs.empty()) throw Error("no GPU produced a run file (see the logs under " + args.out + ")");
+  const FleetReport report = fleet_report(runs);
+  const std::string md = (fs::path(args.out) / "fleet.md").string();
+  write_file_atomic(md, fleet_markdown(report));
+  std::cout << runs.size() << " GPU(s) in database " << db << "; fleet report " << md << ": " << report.metrics.size()
+            << " metrics measured by two or more GPUs";
+  double widest = 0;
+  const FleetMetric* wide = nullptr;
+  for (const auto& m : report.metrics)
+    if (m.spread > widest) widest = m.spread, wide = &m;
+  if (wide) std::cout << "; widest spread " << fmt_num(widest * 100, 3) << " % (" << wide->id << " " << wide->params << " " << wide->metric << ")";
+  std::cout << "\n";
+  return worst;
+}
+
 int do_run(const RunArgs& args) {
+  if (!args.devices.empty()) return do_run_devices(args);
   const auto probes = select_probes(Registry::global(), args.sel);  // bad filters fail before the GPU is touched
   if (!args.ncu && (!args.ncu_req.exe.empty() || !args.ncu_req.extra_metrics.empty()))
     throw UserError("--ncu-exe and --ncu-metric only apply with --ncu");
@@ -251,8 +375,10 @@ int do_run(const RunArgs& args) {
   std::snprintf(nonce, sizeof nonce, "%04x", unsigned(std::random_device{}() & 0xffff));
   header.run_id = header.started_at + "-" + device.uuid.substr(4, 8) + "-" + nonce;
   header.device = to_json(device);
-  header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category},
-                    {"axes", args.axes}, {"sampling", sampling_json(args.sampling)}};
+  const IsolateMode isolate = args.isolate_all ? IsolateMode::All : args.isolate_none ? IsolateMode::None : IsolateMode::Risky;
+  header.options = {{"quick", args.quick}, {"filters", args.sel.filters}, {"category", args.sel.category}, {"host", hostname()},
+                    {"axes", args.axes}, {"sampling", sampling_json(args.sampling)},
+                    {"isolate", isolate == IsolateMode::All ? "all" : isolate == IsolateMode::None ? "none" : "risky"}};
   const std::string stem = (fs::path(args.out) / ("run-" + slug(device.name) + "-" + stamp_for_file(header.started_at) + "-" + nonce)).string();
   if (args.ncu) {
     NcuRequest req = args.ncu_req;
@@ -261,7 +387,12 @@ int do_run(const RunArgs& args) {
     header.options["ncu"] = profile_with_ncu(req, probes, selection_args(args));
   }
 
-  RunFileWriter file(stem + ".json", header);
+  // The card's settings before the first probe; compared with those after the last one.
+  GpuStateGuard state(nvml_state_source(device.pci_bus_id));
+  header.gpu_state = state.before_json();
+  // Every record is appended to the journal (fsync'd) as it finishes; the .json is assembled from
+  // it at the end. A run killed before that keeps its journal: `gpudissect recover`.
+  RunJournal journal(stem + ".jsonl", header);
   ResultDb db(args.db.empty() ? (fs::path(args.out) / "results.db").string() : args.db, header);
   TerminalTable table(std::cout);
   ExecuteOptions opts;
@@ -272,22 +403,38 @@ int do_run(const RunArgs& args) {
     ncu::set_tagging(true);
     opts.sampling.single_sample = true;
   }
+  opts.isolate = isolate;
+  opts.watchdog_s = args.watchdog_s;
   auto planned = plan(probes, device);
   apply_axis_overrides(planned, axis_overrides);
-  const ExecuteSummary s = execute(planned, device, {&file, &db, &table}, sass::make_verifier(), opts);
+  // The state after the last probe goes into the journal's finish line.
+  std::vector<std::string> changed;
+  journal.set_finish_extra([&] {
+    changed = state.check();
+    return nlohmann::json{{"gpu_state", state.to_json()}};
+  });
+  const ExecuteSummary s = execute(planned, device, {&journal, &db, &table}, sass::make_verifier(), opts);
 
-  write_file_atomic(stem + ".md", markdown_report(file.document()));
+  write_run_file_atomic(stem + ".json", journal.document());
+  write_file_atomic(stem + ".md", markdown_report(journal.document()));
   std::ostringstream csv;
-  write_csv(file.document(), csv);
+  write_csv(journal.document(), csv);
   write_file_atomic(stem + ".csv", csv.str());
   std::cout << "\n" << s.ok << " ok, " << s.skipped << " skipped, " << s.failed << " failed; SASS: "
             << s.sass_mismatch << " mismatch, " << s.sass_unverified << " unverified; " << s.unconverged
             << " not converged; " << s.throttled << " throttled" << (s.interrupted ? " (interrupted)" : "") << "\n"
-            << "results: " << stem << ".json (.md, .csv), database " << db.path() << "\n";
+            << "results: " << stem << ".json (.jsonl, .md, .csv), database " << db.path() << "\n";
   if (s.sass_mismatch)
     std::cerr << "gpudissect: " << s.sass_mismatch
               << " record(s) measured code whose SASS does not match the probe's declaration: the run fails\n";
-  return run_exit_code(s);
+  if (!changed.empty()) {
+    std::cerr << "gpudissect: error: the GPU's settings changed during the run (gpudissect never changes them; "
+                 "something else on this machine did), so its numbers may not describe the card as found:\n";
+    for (const auto& c : changed) std::cerr << "  " << c << "\n";
+  } else if (!state.checked()) {
+    std::cerr << "gpudissect: note: the GPU's settings could not be read (NVML unavailable): the state guard did not run\n";
+  }
+  return run_exit_code(s, !changed.empty());
 }
 
 void add_run(CLI::App& app, std::function<int()>& action) {
@@ -310,6 +457,9 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--out,-o", args->out, "Output directory for the run file, report and CSV")->capture_default_str();
   cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
   cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--devices", args->devices,
+                  "Run on several GPUs at once, one process each (all | 0,1,...): per-GPU runs under OUT/gpuN, "
+                  "one database, fleet.md with the spread per metric");
   cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
   cmd->add_flag("--ncu", args->ncu,
                 "First profile the selected probes under Nsight Compute (ncu) and store its counters (per-pipe "
@@ -317,7 +467,29 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--ncu-metric", args->ncu_req.extra_metrics, "With --ncu: collect this metric too (repeatable)");
   cmd->add_option("--ncu-exe", args->ncu_req.exe, "With --ncu: the ncu to run (default: $GPUDISSECT_NCU, PATH, CUDA_HOME)");
   cmd->add_flag("--ncu-child", args->ncu_child)->group("");  // the profiling pass itself
+  auto* all = cmd->add_flag("--isolate", args->isolate_all,
+                            "Run every probe in a child process under a watchdog (default: only probes marked risky)");
+  cmd->add_flag("--no-isolate", args->isolate_none, "Run every probe in this process, risky ones too")->excludes(all);
+  cmd->add_option("--watchdog", args->watchdog_s,
+                  "Seconds an isolated probe may take for one point before it is killed (default: 60 + twice its budget)")
+      ->check(CLI::Range(0.1, 1e6));
   cmd->callback([&action, args] { action = [args] { return do_run(*args); }; });
+}
+
+// Internal: the child side of an isolated probe (ExecuteOptions::isolate), started by `run`.
+void add_probe_child(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("__probe-child", "internal: run one isolated probe for `run`");
+  cmd->group("");  // hidden
+  auto job = std::make_shared<std::string>();
+  cmd->add_option("job", *job)->required();
+  cmd->callback([&action, job] {
+    action = [job] {
+      return probe_child_main(Registry::global(), *job, 3, [](DeviceInfo& d) {
+        GD_CUDA_CHECK(cudaSetDevice(d.index));
+        GD_CUDA_CHECK(cudaFree(nullptr));  // the context now, not inside the first timed point
+      });
+    };
+  });
 }
 
 }  // namespace
@@ -333,15 +505,16 @@ nlohmann::json json_envelope(const std::string& command) {
           {"tool", {{"name", "gpudissect"}, {"version", GPUDISSECT_VERSION}, {"git_revision", GPUDISSECT_GIT_REVISION}}}};
 }
 
-int run_exit_code(const ExecuteSummary& s) {
+int run_exit_code(const ExecuteSummary& s, bool gpu_state_changed) {
   if (s.interrupted) return 130;
-  return s.failed_any() ? 1 : 0;
+  return s.failed_any() || gpu_state_changed ? 1 : 0;
 }
 
 void add_core_commands(CLI::App& app, std::function<int()>& action) {
   add_info(app, action);
   add_list(app, action);
   add_run(app, action);
+  add_probe_child(app, action);
 }
 
 }  // namespace gd::cli

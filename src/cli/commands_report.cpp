@@ -16,6 +16,7 @@
 #include "core/output_file.hpp"
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
+#include "core/run_journal.hpp"
 #include "report/compare.hpp"
 #include "report/coverage.hpp"
 #include "report/cross_generation.hpp"
@@ -208,13 +209,7 @@ struct ImportArgs {
 
 // Every file is read and checked before the database is touched: a bad file imports nothing.
 int do_import(const ImportArgs& args) {
-  std::vector<RunDocument> docs;
-  for (const auto& path : args.runs) {
-    // A shell glob over a results folder also catches the .md and .csv next to each run.
-    if (std::filesystem::path(path).extension() != ".json")
-      throw UserError(path + ": not a run file (run files end in .json; nothing was imported)");
-    docs.push_back(read_run_file(path));
-  }
+  const std::vector<RunDocument> docs = read_run_files(args.runs, "imported");
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -236,6 +231,35 @@ void add_import(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, args] { action = [args] { return do_import(*args); }; });
 }
 
+struct RecoverArgs {
+  std::string journal;
+  std::string out;  // default: the journal's name with .json
+};
+
+// The run file of a run that was killed (or whose last step failed), from its journal.
+int do_recover(const RecoverArgs& args) {
+  std::string out = args.out;
+  if (out.empty()) out = std::filesystem::path(args.journal).replace_extension(".json").string();
+  if (out == args.journal) throw UserError("--out must differ from the journal itself");
+  const OutputPath target = OutputPath::resolve(out);
+  const JournalRead j = read_journal(args.journal);
+  target.write(to_json(j.doc).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  std::cerr << "recovered " << j.doc.records.size() << " record(s) of run " << j.doc.run_id << " into " << out
+            << (j.finished ? (j.doc.complete ? " (the run finished)" : " (the run was interrupted)")
+                           : " (the run was stopped before it finished: complete = false)")
+            << (j.dropped_tail ? "; a last line cut off mid-write was dropped" : "") << "\n";
+  return 0;
+}
+
+void add_recover(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("recover", "Assemble the run file (.json) of a killed or interrupted run from its journal (.jsonl)");
+  auto args = std::make_shared<RecoverArgs>();
+  cmd->add_option("journal", args->journal, "Run journal written by `gpudissect run`")->required()->type_name("RUN.jsonl");
+  cmd->add_option("--out,-o", args->out, "Run file to write (default: the journal's name with .json; - for standard output)")
+      ->type_name("FILE");
+  cmd->callback([&action, args] { action = [args] { return do_recover(*args); }; });
+}
+
 }  // namespace
 
 void add_report_commands(CLI::App& app, std::function<int()>& action) {
@@ -244,6 +268,7 @@ void add_report_commands(CLI::App& app, std::function<int()>& action) {
   add_coverage(app, action);
   add_guide(app, action);
   add_import(app, action);
+  add_recover(app, action);
 }
 
 }  // namespace gd::cli

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   gd::cli::add_core_commands(app, action);
   gd::cli::add_report_commands(app, action);
   gd::cli::add_sass_commands(app, action);
+  gd::cli::add_fleet_commands(app, action);
   if (reject_unknown_command(app, argc, argv)) return kExitUsage;
   try {
     app.parse(argc, argv);

@@ -1,13 +1,22 @@
 #include "core/executor.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include <cuda_runtime_api.h>
 
+#include "core/child_process.hpp"
 #include "core/error.hpp"
 #include "core/match.hpp"
 #include "core/nvml.hpp"
@@ -177,6 +186,121 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
   return r;
 }
 
+// A probe's time cap (all its points), after the user's override and the run's scale.
+double probe_cap(const ProbeSpec& spec, const ExecuteOptions& opts) {
+  const double own_cap = opts.sampling.timeout_s > 0 ? opts.sampling.timeout_s
+                                                     : opts.quick ? spec.quick_time_cap_s : spec.time_cap_s;
+  return own_cap * opts.time_cap_scale;
+}
+
+// Point i's share of what is left of the probe's cap.
+double point_budget(double cap, double probe_start, std::size_t n, std::size_t i) {
+  const double left = cap - (steady_now_s() - probe_start);
+  return std::max(0.05, left / double(n - i));
+}
+
+bool is_isolated(const ProbeSpec& spec, const ExecuteOptions& opts) {
+  return opts.isolate == IsolateMode::All || (opts.isolate == IsolateMode::Risky && spec.risky);
+}
+
+nlohmann::json sampling_to_json(const SamplingOverride& s) {
+  return {{"min_samples", s.min_samples}, {"max_noise", s.max_noise}, {"min_time_s", s.min_time_s}, {"timeout_s", s.timeout_s}};
+}
+
+SamplingOverride sampling_from_json(const nlohmann::json& j) {
+  SamplingOverride s;
+  s.min_samples = j.at("min_samples").get<int>();
+  s.max_noise = j.at("max_noise").get<double>();
+  s.min_time_s = j.at("min_time_s").get<double>();
+  s.timeout_s = j.at("timeout_s").get<double>();
+  return s;
+}
+
+// The job file a child reads: removed when the probe is done.
+class JobFile {
+ public:
+  explicit JobFile(const std::string& content) {
+    const char* dir = std::getenv("TMPDIR");
+    path_ = std::string(dir && *dir ? dir : "/tmp") + "/gpudissect-job-XXXXXX";
+    const int fd = ::mkstemp(path_.data());
+    if (fd < 0) throw Error("cannot create a job file for an isolated probe in " + path_ + ": " + std::strerror(errno));
+    std::size_t done = 0;
+    while (done < content.size()) {
+      const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+      if (n <= 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fd);
+        ::unlink(path_.c_str());
+        throw Error("cannot write the job file " + path_ + ": " + std::strerror(errno));
+      }
+      done += std::size_t(n);
+    }
+    ::close(fd);
+  }
+  ~JobFile() { ::unlink(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Runs all of a probe's points in one child process under a watchdog. Records stream back as the
+// child finishes them and are checked (SASS), counted and emitted here; a child that hangs, traps
+// or faults leaves its unfinished points failed with the reason, and the run goes on.
+std::vector<Record> run_isolated(const ProbeSpec& spec, const std::vector<Params>& points, DeviceInfo& device,
+                                 const ExecuteOptions& opts, const SassVerifier& verify,
+                                 const std::vector<RecordSink*>& sinks, ExecuteSummary& summary, Progress& progress) {
+  const double cap = probe_cap(spec, opts);
+  nlohmann::json job = {{"probe", spec.id}, {"quick", opts.quick}, {"cap_s", cap},
+                        {"sampling", sampling_to_json(opts.sampling)}, {"device", to_json(device)},
+                        {"points", nlohmann::json::array()}};
+  for (const Params& p : points) job["points"].push_back(to_json(p));
+  const JobFile file(job.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  std::vector<std::string> argv = opts.child_command;
+  if (argv.empty()) argv = {current_executable(), "__probe-child"};
+  argv.push_back(file.path());
+  const double watchdog = opts.watchdog_s > 0 ? opts.watchdog_s : 60 + 2 * cap / double(std::max<std::size_t>(1, points.size()));
+
+  std::vector<Record> records;
+  std::string protocol_error;
+  const auto on_line = [&](const std::string& line) {
+    if (records.size() >= points.size()) return;
+    Record r;
+    try {
+      r = record_from_json(nlohmann::json::parse(line).at("record"));
+    } catch (const std::exception& e) {
+      if (protocol_error.empty()) protocol_error = std::string("unreadable result from the child process: ") + e.what();
+      return;
+    }
+    r.sass = check_point(spec, device, r, verify);
+    r.extra["isolated"] = true;
+    count(summary, r);
+    emit(sinks, r);
+    records.push_back(std::move(r));
+    progress.advance();
+    if (records.size() < points.size()) progress.show(spec.id, points[records.size()]);
+  };
+  progress.show(spec.id, points.front());
+  const ChildOutcome o = run_child(argv, on_line, watchdog, [] { return g_interrupted.load(); });
+  if (o.interrupted) return records;
+  const std::size_t stopped_at = records.size();
+  for (std::size_t i = stopped_at; i < points.size(); ++i) {
+    Record r = base_record(spec, points[i]);
+    r.status = Status::Failed;
+    if (i == stopped_at)
+      r.reason = "isolated probe failed at this point: " + (protocol_error.empty() ? o.describe(watchdog) : protocol_error);
+    else
+      r.reason = "not run: the probe's child process ended at point " + to_string(points[stopped_at]) + " before reaching it";
+    r.sass = {SassStatus::NotApplicable, "the point did not finish: nothing was measured"};
+    r.extra["isolated"] = true;
+    count(summary, r);
+    emit(sinks, r);
+    records.push_back(std::move(r));
+    progress.advance();
+  }
+  return records;
+}
+
 // Runs the probe's analysis step; derived records are counted into the summary.
 void run_summary(const ProbeSpec& spec, const std::vector<Record>& records, const DeviceInfo& device,
                  const std::vector<RecordSink*>& sinks, ExecuteSummary& summary) {
@@ -295,17 +419,19 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       continue;
     }
     const auto points = expand(pp.axes, opts.quick);
-    const double own_cap = opts.sampling.timeout_s > 0 ? opts.sampling.timeout_s
-                                                       : opts.quick ? spec.quick_time_cap_s : spec.time_cap_s;
-    const double cap = own_cap * opts.time_cap_scale;
+    if (points.empty()) continue;
+    if (is_isolated(spec, opts)) {
+      const auto records = run_isolated(spec, points, device, opts, verify, sinks, summary, progress);
+      if (!g_interrupted) run_summary(spec, records, device, sinks, summary);
+      continue;
+    }
+    const double cap = probe_cap(spec, opts);
     const double probe_start = steady_now_s();
     std::vector<Record> records;
     for (std::size_t i = 0; i < points.size(); ++i) {
       if (g_interrupted) break;
       progress.show(spec.id, points[i]);
-      const double left = cap - (steady_now_s() - probe_start);
-      const double budget = std::max(0.05, left / double(points.size() - i));
-      Record r = run_point(spec, points[i], device, opts, budget, verify);
+      Record r = run_point(spec, points[i], device, opts, point_budget(cap, probe_start, points.size(), i), verify);
       count(summary, r);
       emit(sinks, r);
       records.push_back(std::move(r));
@@ -317,6 +443,46 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
   summary.interrupted = g_interrupted;
   for (RecordSink* s : sinks) s->on_finish(!summary.interrupted);
   return summary;
+}
+
+int probe_child_main(const Registry& registry, const std::string& job_path, int record_fd,
+                     const std::function<void(DeviceInfo&)>& prepare) {
+  // Whatever this process starts (a patched launch's own child) must not hold the result pipe
+  // open: the parent reads its end until every writer is gone.
+  ::fcntl(record_fd, F_SETFD, FD_CLOEXEC);
+  nlohmann::json job;
+  try {
+    std::ifstream in(job_path);
+    job = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "probe child: cannot read job %s: %s\n", job_path.c_str(), e.what());
+    return 2;
+  }
+  const ProbeSpec* spec = registry.find(job.value("probe", ""));
+  if (!spec) {
+    std::fprintf(stderr, "probe child: no probe '%s' in this binary\n", job.value("probe", "").c_str());
+    return 2;
+  }
+  DeviceInfo device = device_from_json(job.at("device"));
+  if (prepare) prepare(device);
+  ExecuteOptions opts;
+  opts.quick = job.at("quick").get<bool>();
+  opts.sampling = sampling_from_json(job.at("sampling"));
+  std::vector<Params> points;
+  for (const auto& p : job.at("points")) points.push_back(params_from_json(p));
+  const double cap = job.at("cap_s").get<double>();
+  const double start = steady_now_s();
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Record r = run_point(*spec, points[i], device, opts, point_budget(cap, start, points.size(), i), {});
+    const std::string line = nlohmann::json{{"record", to_json(r)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    for (std::size_t done = 0; done < line.size();) {
+      const ssize_t n = ::write(record_fd, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return 3;  // the parent is gone
+      done += std::size_t(n);
+    }
+  }
+  return 0;
 }
 
 }  // namespace gd

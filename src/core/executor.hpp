@@ -46,8 +46,20 @@ class RecordSink {
 using SassVerifier =
     std::function<SassCheck(const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>& kernels)>;
 
+// Which probes run in a child process under a watchdog (core/child_process.hpp): a hang, trap
+// or fault there fails that probe's unfinished points with the reason and the run goes on.
+enum class IsolateMode {
+  Risky,  // the probes that declare ProbeSpec::risky (the default)
+  All,    // every probe (--isolate)
+  None,   // none, not even the risky ones (--no-isolate)
+};
+
 struct ExecuteOptions {
   bool quick = false;
+  IsolateMode isolate = IsolateMode::Risky;
+  // The child's command line before the job file; empty: this executable's `__probe-child`.
+  std::vector<std::string> child_command;
+  double watchdog_s = 0;         // seconds a child may take for one point; 0: 60 s plus twice its budget
   SamplingOverride sampling;     // the user's repetition settings over every probe's policy
   bool progress = true;          // progress line with ETA on stderr
   double time_cap_scale = 1.0;   // multiplies each probe's time cap
@@ -71,5 +83,12 @@ struct ExecuteSummary {
 ExecuteSummary execute(const std::vector<PlannedProbe>& plan, DeviceInfo& device,
                        const std::vector<RecordSink*>& sinks, const SassVerifier& verify,
                        const ExecuteOptions& opts);
+
+// The child's side of an isolated probe: reads the job file the parent wrote (probe id, points,
+// options, device), runs the points with `registry`'s probe and writes each record as one JSON
+// line to `record_fd` as soon as it is done. `prepare` runs first (the CLI selects the CUDA
+// device there). Returns the process exit code.
+int probe_child_main(const Registry& registry, const std::string& job_path, int record_fd,
+                     const std::function<void(DeviceInfo&)>& prepare = {});
 
 }  // namespace gd

@@ -29,6 +29,11 @@ struct NvmlApi {
   decltype(&nvmlDeviceGetFieldValues) field_values = nullptr;  // optional: throttle counters
   decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;      // optional: peer links
   decltype(&nvmlDeviceGetTopologyCommonAncestor) common_ancestor = nullptr;
+  // Optional: the settings the GPU state guard compares.
+  decltype(&nvmlDeviceGetClock) clock_by_id = nullptr;
+  decltype(&nvmlDeviceGetPowerManagementLimit) power_management_limit = nullptr;
+  decltype(&nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
+  decltype(&nvmlDeviceGetComputeMode) compute_mode = nullptr;
   std::string load_error;
 };
 
@@ -66,6 +71,10 @@ NvmlApi load_api() {
   bind(api.lib, "nvmlDeviceGetFieldValues", api.field_values);
   bind(api.lib, "nvmlDeviceGetP2PStatus", api.p2p_status);
   bind(api.lib, "nvmlDeviceGetTopologyCommonAncestor", api.common_ancestor);
+  bind(api.lib, "nvmlDeviceGetClock", api.clock_by_id);
+  bind(api.lib, "nvmlDeviceGetPowerManagementLimit", api.power_management_limit);
+  bind(api.lib, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
+  bind(api.lib, "nvmlDeviceGetComputeMode", api.compute_mode);
   if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS) {
     api.load_error = std::string("nvmlInit failed: ") + api.error_string(rc);
     api.lib = nullptr;
@@ -187,6 +196,37 @@ std::optional<PeerLink> read_peer_link(const std::string& bus_a, const std::stri
     }
   }
   return link;
+}
+
+std::optional<NvmlSettings> read_nvml_settings(const std::string& pci_bus_id) {
+  const NvmlApi& nv = api();
+  if (!nv.lib) return std::nullopt;
+  nvmlDevice_t dev;
+  if (nv.by_pci(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return std::nullopt;
+  NvmlSettings s;
+  unsigned v = 0;
+  const std::pair<nvmlClockType_t, const char*> clocks[] = {{NVML_CLOCK_SM, "sm"}, {NVML_CLOCK_MEM, "mem"}};
+  for (const auto& [type, name] : clocks) {
+    if (nv.clock(dev, type, &v) == NVML_SUCCESS) s.observed[std::string(name) + "_clock_mhz"] = v;
+    if (!nv.clock_by_id) continue;
+    const std::pair<nvmlClockId_t, const char*> ids[] = {{NVML_CLOCK_ID_APP_CLOCK_TARGET, "application"},
+                                                         {NVML_CLOCK_ID_APP_CLOCK_DEFAULT, "default_application"},
+                                                         {NVML_CLOCK_ID_CUSTOMER_BOOST_MAX, "customer_boost_max"}};
+    for (const auto& [id, what] : ids)
+      if (nv.clock_by_id(dev, type, id, &v) == NVML_SUCCESS) s.settings[std::string(what) + "_" + name + "_clock_mhz"] = v;
+  }
+  if (nv.power_limit(dev, &v) == NVML_SUCCESS) s.settings["enforced_power_limit_w"] = v / 1000.0;
+  if (nv.power_management_limit && nv.power_management_limit(dev, &v) == NVML_SUCCESS)
+    s.settings["power_limit_w"] = v / 1000.0;
+  nvmlEnableState_t persistence;
+  if (nv.persistence_mode && nv.persistence_mode(dev, &persistence) == NVML_SUCCESS)
+    s.settings["persistence_mode"] = persistence == NVML_FEATURE_ENABLED ? "enabled" : "disabled";
+  nvmlComputeMode_t mode;
+  if (nv.compute_mode && nv.compute_mode(dev, &mode) == NVML_SUCCESS) {
+    const char* names[] = {"default", "exclusive_thread", "prohibited", "exclusive_process"};
+    s.settings["compute_mode"] = unsigned(mode) < 4 ? names[mode] : std::to_string(int(mode));
+  }
+  return s;
 }
 
 }  // namespace gd

@@ -28,5 +28,12 @@ struct PeerLink {
   std::string common_ancestor;  // "one PCIe switch", "host bridge", ...; empty if unknown
 };
 std::optional<PeerLink> read_peer_link(const std::string& pci_bus_a, const std::string& pci_bus_b);
+// The settings a run must not change and the clocks that move with load, by name, for the GPU
+// state guard (core/gpu_state.hpp); a value the driver does not report is absent. nullopt when
+// NVML is unavailable or has no device at this PCI bus id.
+struct NvmlSettings {
+  std::map<std::string, nlohmann::json> settings, observed;
+};
+std::optional<NvmlSettings> read_nvml_settings(const std::string& pci_bus_id);
 
 }  // namespace gd

@@ -121,6 +121,9 @@ struct ProbeSpec {
   // Nsight Compute metrics `run --ncu` collects for this probe's kernels, over the default
   // per-pipe instruction counts (core/ncu.hpp); they land in each record's extra.ncu.
   std::vector<std::string> ncu_metrics;
+  // True for a probe that can hang or fault the GPU (patched cubins): it runs in a child process
+  // under a watchdog unless the user says --no-isolate (ExecuteOptions::isolate).
+  bool risky = false;
   double time_cap_s = 30;        // for the whole probe, all points together
   double quick_time_cap_s = 4;
   std::vector<ReportView> views;   // the report's figures of its records (none: inferred)

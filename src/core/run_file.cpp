@@ -5,10 +5,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
+#include "core/run_journal.hpp"
 
 namespace gd {
 
@@ -21,7 +23,7 @@ static constexpr const char* kToolName = "gpudissect";
 json to_json(const RunDocument& doc) {
   json records = json::array();
   for (const Record& r : doc.records) records.push_back(to_json(r));
-  return {{"schema_version", doc.schema_version},
+  json j = {{"schema_version", doc.schema_version},
           {"tool", {{"name", kToolName}, {"version", doc.tool_version}, {"git_revision", doc.git_revision}}},
           {"run_id", doc.run_id},
           {"started_at", doc.started_at},
@@ -30,6 +32,8 @@ json to_json(const RunDocument& doc) {
           {"options", doc.options},
           {"device", doc.device},
           {"records", std::move(records)}};
+  if (!doc.gpu_state.is_null()) j["gpu_state"] = doc.gpu_state;
+  return j;
 }
 
 // Identity before version: a file that is not ours should be called that, not "wrong version".
@@ -80,6 +84,7 @@ static RunDocument document_from_json(const json& j) {
   if (!device.is_object() && !device.is_null())
     throw std::invalid_argument(std::string("field 'device' must be an object, not ") + device.type_name());
   doc.device = device;
+  if (const json* g = jf::optional(j, "gpu_state")) doc.gpu_state = *g;
   const json& records = jf::array_at(j, "records");
   for (std::size_t i = 0; i < records.size(); ++i)
     doc.records.push_back(jf::with_context(record_label(records, i), [&] { return record_from_json(records[i]); }));
@@ -95,7 +100,9 @@ RunDocument run_from_json(const json& j, const std::string& source_name) {
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] "; the user needs the rest.
-static std::string parse_error_text(const json::parse_error& e) {
+// Parsing throws more than parse_error: a number too large for a double is out_of_range (found
+// by the run-file fuzzer; it used to end as an internal error).
+static std::string parse_error_text(const json::exception& e) {
   std::string what = e.what();
   const auto bracket = what.find("] ");
   return bracket == std::string::npos ? what : what.substr(bracket + 2);
@@ -107,34 +114,35 @@ RunDocument read_run_file(const std::string& path) {
   if (fs::is_directory(path, ec)) throw UserError(path + ": is a directory, expected a run file (.json)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(path + ": cannot be read: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (fs::path(path).extension() == ".jsonl" || looks_like_journal(text.str()))
+    return read_journal_text(text.str(), path).doc;
   json j;
   try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
+    j = json::parse(text.str());
+  } catch (const json::exception& e) {
     throw UserError(path + ": not JSON: " + parse_error_text(e));
   }
   return run_from_json(j, path);
+}
+
+std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, const std::string& done) {
+  std::vector<RunDocument> docs;
+  for (const auto& path : paths) {
+    // A shell glob over a results folder also catches the .md and .csv next to each run.
+    const auto ext = fs::path(path).extension();
+    if (ext != ".json" && ext != ".jsonl")
+      throw UserError(path + ": not a run file (run files end in .json, run journals in .jsonl; nothing was " + done + ")");
+    docs.push_back(read_run_file(path));
+  }
+  return docs;
 }
 
 void write_run_file_atomic(const std::string& path, const RunDocument& doc) {
   // Probe strings (disassembler output, driver messages) are not guaranteed UTF-8; replace
   // rather than fail a run at its last step.
   write_file_atomic(path, to_json(doc).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-}
-
-RunFileWriter::RunFileWriter(std::string path, RunDocument header) : path_(std::move(path)), doc_(std::move(header)) {
-  write_run_file_atomic(path_, doc_);
-}
-
-void RunFileWriter::on_record(const Record& r) {
-  doc_.records.push_back(r);
-  write_run_file_atomic(path_, doc_);
-}
-
-void RunFileWriter::on_finish(bool complete) {
-  doc_.finished_at = utc_now_iso8601();
-  doc_.complete = complete;
-  write_run_file_atomic(path_, doc_);
 }
 
 std::string utc_now_iso8601() {

@@ -1,5 +1,5 @@
-// The JSON run file: the source of truth for a run. Rewritten atomically after every record
-// so an interrupted run keeps all it finished.
+// The JSON run file: the source of truth for a run. A run appends its records to a journal
+// (core/run_journal.hpp) as they finish and writes this file once, from the journal, at its end.
 #pragma once
 #include <string>
 #include <vector>
@@ -23,28 +23,21 @@ struct RunDocument {
   bool complete = false;        // false if interrupted or still running
   nlohmann::json options = nlohmann::json::object();  // quick, filters, category, host
   nlohmann::json device;        // to_json(DeviceInfo) as measured at the start
+  nlohmann::json gpu_state;     // null, or {"before", "after", "changed"} (core/gpu_state.hpp)
   std::vector<Record> records;
 };
 
 nlohmann::json to_json(const RunDocument& doc);
 // Throws UserError naming the file and what is wrong (not JSON, wrong schema version, missing field).
 RunDocument run_from_json(const nlohmann::json& j, const std::string& source_name);
+// Reads a run file or a run journal (.jsonl, also the journal of a run that was killed).
 RunDocument read_run_file(const std::string& path);
+// Every file read and checked before anything is done with them: a path that is neither a run
+// file (.json) nor a journal (.jsonl) is a UserError saying "nothing was <done>".
+std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, const std::string& done);
 // Writes via a temporary file and rename, so a reader never sees a half-written file.
 void write_run_file_atomic(const std::string& path, const RunDocument& doc);
 
-// Sink that keeps the document on disk current after every record.
-class RunFileWriter : public RecordSink {
- public:
-  RunFileWriter(std::string path, RunDocument header);  // writes the empty document at once
-  void on_record(const Record& r) override;
-  void on_finish(bool complete) override;
-  const RunDocument& document() const { return doc_; }
-
- private:
-  std::string path_;
-  RunDocument doc_;
-};
 
 std::string utc_now_iso8601();
 

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
+#include "support/cli.hpp"
 #include "support/sample_run.hpp"
 
 namespace gd {
@@ -20,22 +21,8 @@ using test_support::fixture;
 using test_support::TempDir;
 using test_support::user_error_of;
 
-int run_cli(std::vector<std::string> args) {
-  CLI::App app{"test"};
-  app.require_subcommand(1);
-  std::function<int()> action;
-  cli::add_report_commands(app, action);
-  args.insert(args.begin(), "gpudissect");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  app.parse(static_cast<int>(argv.size()), argv.data());
-  return action();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using test_support::run_cli;
+using test_support::slurp;
 
 
 TEST(ReportCommand, MarkdownToFile) {
@@ -126,7 +113,7 @@ TEST(ImportCommand, AFileThatIsNotJsonIsNamedAndNothingIsImported) {
   const std::string txt = dir.file("patch-demo.txt");
   std::ofstream(txt) << "not a run\n";
   const std::string msg = user_error_of([&] { run_cli({"import", fixture("runs/h200_small.json"), txt, "--db", db}); });
-  EXPECT_EQ(msg, txt + ": not a run file (run files end in .json; nothing was imported)");
+  EXPECT_EQ(msg, txt + ": not a run file (run files end in .json, run journals in .jsonl; nothing was imported)");
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 

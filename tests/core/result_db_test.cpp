@@ -36,12 +36,7 @@ std::vector<std::vector<std::string>> query(const std::string& path, const std::
   return rows;
 }
 
-RunDocument header_of(RunDocument doc) {
-  doc.records.clear();
-  doc.finished_at.clear();
-  doc.complete = false;
-  return doc;
-}
+using test_support::header_of;
 
 TEST(ResultDb, ImportThenLoadIsTheSameDocument) {
   TempDir dir;

@@ -96,6 +96,14 @@ inline RunDocument sample_run() {
   return doc;
 }
 
+// A run as its writer starts it: the header, no records, not finished.
+inline RunDocument header_of(RunDocument doc) {
+  doc.records.clear();
+  doc.finished_at.clear();
+  doc.complete = false;
+  return doc;
+}
+
 inline std::string fixture(const std::string& name) { return std::string(GPUDISSECT_FIXTURES) + "/" + name; }
 
 class TempDir {

@@ -1,0 +1,81 @@
+// `merge` and `recover` in process: rank files into one database and a fleet report; the run
+// file of a killed run from its journal.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/result_db.hpp"
+#include "core/run_file.hpp"
+#include "core/run_journal.hpp"
+#include "support/cli.hpp"
+#include "support/sample_run.hpp"
+
+namespace gd {
+namespace {
+
+using test_support::TempDir;
+
+using test_support::run_cli;
+using test_support::slurp;
+
+// A rank's file as a Slurm job leaves it: the sample run on GPU `index`, bandwidth scaled.
+std::string write_rank(const TempDir& dir, int index, double scale, bool journal_only = false) {
+  RunDocument d = test_support::sample_run();
+  d.run_id = "rank-" + std::to_string(index);
+  d.device["index"] = index;
+  d.device["uuid"] = "GPU-rank" + std::to_string(index);
+  for (Record& r : d.records)
+    for (Metric& m : r.metrics)
+      if (m.name == "bandwidth/tbps") m.stats.median *= scale;
+  if (!journal_only) {
+    const std::string path = dir.file("rank" + std::to_string(index) + ".json");
+    write_run_file_atomic(path, d);
+    return path;
+  }
+  const std::string path = dir.file("rank" + std::to_string(index) + ".jsonl");
+  RunDocument header = d;
+  header.records.clear();
+  RunJournal j(path, header);
+  for (const Record& r : d.records) j.on_record(r);  // killed before its finish line
+  return path;
+}
+
+TEST(MergeCommand, RankFilesBecomeOneDatabaseAndAFleetReport) {
+  TempDir dir;
+  const std::vector<std::string> files = {write_rank(dir, 0, 1.0), write_rank(dir, 1, 1.01), write_rank(dir, 2, 0.8, true),
+                                          write_rank(dir, 3, 0.99)};
+  std::vector<std::string> args = {"merge"};
+  args.insert(args.end(), files.begin(), files.end());
+  args.insert(args.end(), {"--db", dir.file("fleet/fleet.db"), "--out", dir.file("fleet.md")});
+  EXPECT_EQ(run_cli(args), 0);
+  EXPECT_EQ(list_runs(dir.file("fleet/fleet.db")).size(), 4u);
+  const std::string md = slurp(dir.file("fleet.md"));
+  EXPECT_NE(md.find("# gpudissect fleet report: 4 GPU(s)"), std::string::npos) << md;
+  EXPECT_NE(md.find("#2 GPU-rank2 (-19.6"), std::string::npos) << "the slow rank is flagged:\n" << md;
+  EXPECT_EQ(md.find("#1 GPU-rank1 ("), std::string::npos) << "a 1 % difference is no outlier:\n" << md;
+}
+
+TEST(MergeCommand, OtherFilesAreRefused) {
+  TempDir dir;
+  EXPECT_THROW(run_cli({"merge", write_rank(dir, 0, 1.0), dir.file("run.md")}), UserError);
+}
+
+TEST(RecoverCommand, AKilledRunsJournalBecomesItsRunFile) {
+  TempDir dir;
+  const std::string journal = write_rank(dir, 7, 1.0, true);
+  EXPECT_EQ(run_cli({"recover", journal}), 0);
+  const RunDocument doc = read_run_file(dir.file("rank7.json"));
+  EXPECT_EQ(doc.run_id, "rank-7");
+  EXPECT_EQ(doc.records.size(), test_support::sample_run().records.size());
+  EXPECT_FALSE(doc.complete) << "a run killed before its finish line is incomplete";
+  // report takes the journal itself too.
+  EXPECT_EQ(run_cli({"report", journal, "--out", dir.file("r.md")}), 0);
+  EXPECT_NE(slurp(dir.file("r.md")).find("# gpudissect report"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,101 @@
+// --isolate: probes in a child process under a watchdog. The misbehaving probes trap, fault,
+// hang or exit at their second point; no other record may be lost.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "core/child_process.hpp"
+#include "core/executor.hpp"
+#include "support/isolation_probes.hpp"
+
+namespace gd {
+namespace {
+
+struct CollectingSink : RecordSink {
+  std::vector<Record> records;
+  void on_record(const Record& r) override { records.push_back(r); }
+};
+
+struct IsolatedRun {
+  CollectingSink sink;
+  ExecuteSummary summary;
+  double seconds = 0;
+  const Record& at(const std::string& id, std::int64_t x) const {
+    for (const Record& r : sink.records)
+      if (r.id == id && std::get<std::int64_t>(r.params.at(0).second) == x) return r;
+    throw std::runtime_error("no record " + id + " x=" + std::to_string(x));
+  }
+};
+
+IsolatedRun run(const std::vector<std::string>& filters, IsolateMode mode, double watchdog_s = 2) {
+  static const Registry reg = test_support::isolation_registry();
+  DeviceInfo d;
+  d.name = "Fake GPU";
+  ExecuteOptions o;
+  o.progress = false;
+  o.isolate = mode;
+  o.child_command = {GPUDISSECT_TEST_CHILD};
+  o.watchdog_s = watchdog_s;
+  IsolatedRun r;
+  const auto t0 = std::chrono::steady_clock::now();
+  r.summary = execute(plan(select_probes(reg, {filters, ""}), d), d, {&r.sink}, {}, o);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+void expect_healthy(const IsolatedRun& r, const std::string& id) {
+  for (std::int64_t x : {1, 2, 3}) {
+    const Record& rec = r.at(id, x);
+    EXPECT_EQ(rec.status, Status::Ok) << id << " x=" << x << ": " << rec.reason;
+    EXPECT_EQ(rec.metric("value/x")->value(), double(x));
+  }
+}
+
+void expect_failed_from_second_point(const IsolatedRun& r, const std::string& id, const std::string& why) {
+  EXPECT_EQ(r.at(id, 1).status, Status::Ok) << "the point before the failure is kept";
+  const Record& bad = r.at(id, 2);
+  EXPECT_EQ(bad.status, Status::Failed);
+  EXPECT_NE(bad.reason.find(why), std::string::npos) << bad.reason;
+  EXPECT_EQ(r.at(id, 3).status, Status::Failed);
+  EXPECT_NE(r.at(id, 3).reason.find("not run: the probe's child process ended at point x=2"), std::string::npos)
+      << r.at(id, 3).reason;
+}
+
+TEST(Isolation, ATrappingAndAFaultingProbeLoseNoOtherRecord) {
+  const IsolatedRun r = run({"t.ok", "t.trap", "t.segv", "t.exit", "t.after"}, IsolateMode::All);
+  ASSERT_EQ(r.sink.records.size(), 15u);
+  expect_healthy(r, "t.ok");
+  expect_healthy(r, "t.after");
+  expect_failed_from_second_point(r, "t.trap", "killed by SIGABRT (Aborted)");
+  expect_failed_from_second_point(r, "t.segv", "killed by SIGSEGV (Segmentation fault)");
+  expect_failed_from_second_point(r, "t.exit", "exited with status 7");
+  EXPECT_EQ(r.summary.ok, 9);
+  EXPECT_EQ(r.summary.failed, 6);
+  EXPECT_EQ(r.at("t.ok", 1).extra.value("isolated", false), true);
+}
+
+TEST(Isolation, AHangingProbeIsKilledByTheWatchdogAndTheRunGoesOn) {
+  const IsolatedRun r = run({"t.ok", "t.hang", "t.after"}, IsolateMode::All, 1.0);
+  ASSERT_EQ(r.sink.records.size(), 9u);
+  expect_healthy(r, "t.ok");
+  expect_healthy(r, "t.after");
+  expect_failed_from_second_point(r, "t.hang", "hung: no result within 1 s; the watchdog killed the child process");
+  EXPECT_LT(r.seconds, 20) << "the watchdog must not wait for the hang";
+}
+
+TEST(Isolation, RiskyProbesAreIsolatedByDefaultAndOnlyThey) {
+  const IsolatedRun r = run({"t.ok", "t.risky"}, IsolateMode::Risky);
+  ASSERT_EQ(r.sink.records.size(), 6u);
+  EXPECT_FALSE(r.at("t.ok", 1).extra.contains("isolated")) << "a probe not marked risky runs in process";
+  expect_failed_from_second_point(r, "t.risky", "SIGABRT");
+}
+
+TEST(ChildProcess, AChildThatCannotStartIsAFailureNotAHang) {
+  const ChildOutcome o = run_child({"/nonexistent/program"}, [](const std::string&) {}, 5);
+  EXPECT_TRUE(o.exited);
+  EXPECT_EQ(o.status, 127);
+  EXPECT_NE(o.describe(5).find("cannot execute"), std::string::npos) << o.describe(5);
+}
+
+}  // namespace
+}  // namespace gd
