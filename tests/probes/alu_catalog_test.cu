@@ -29,7 +29,7 @@ typename Op::T run_chain(std::uint64_t seed, int steps) {
   return x;
 }
 
-TEST(AluCatalog, HasAtLeastFortyRowsWithUniqueNamesAndTags) {
+TEST(AluCatalog, HasAtLeastSixtyRowsWithUniqueNamesAndTags) {
   std::set<std::string> names, tags;
   int rows = 0;
   for_each_variant([&](auto* row) {
@@ -38,7 +38,7 @@ TEST(AluCatalog, HasAtLeastFortyRowsWithUniqueNamesAndTags) {
     EXPECT_TRUE(names.insert(Op::name).second) << "duplicate name " << Op::name;
     EXPECT_TRUE(tags.insert(Op::tag).second) << "duplicate tag " << Op::tag;
   });
-  EXPECT_GE(rows, 40);
+  EXPECT_GE(rows, 60) << "issue 7: at least 60 distinct instruction types";
   for (const char* kept : {"ffma", "iadd3", "imad", "lop3"}) EXPECT_TRUE(names.count(kept)) << kept << " must stay";
 }
 
@@ -83,6 +83,29 @@ TEST(AluCatalog, HostModelsMatchHandWorkedValues) {
   EXPECT_EQ(ptx::dp4a_u32(0x01020304u, 0x01010101u, 5u), 15u);
   EXPECT_EQ(ptx::vabsdiffu4(0x0510ff00u, 0x10050001u), 0x0b0bff01u);
   EXPECT_EQ(ptx::hadd2(0x3c003c00u, 0x3c00bc00u, 0u), 0x40000000u) << "1+1 = 2 and 1-1 = 0, per lane";
+  EXPECT_EQ(ptx::bfe_u32(0xabcd1234u, 4u, 8u), 0x23u);
+  EXPECT_EQ(ptx::bfe_u32(0xabcd1234u, 40u, 8u), 0u) << "a start past bit 31 extracts nothing";
+  EXPECT_EQ(ptx::bfi_b32(0x5u, 0xffffffffu, 4u), 0xfffff5ffu);
+  EXPECT_EQ(ptx::clz32(1u), 31u);
+  EXPECT_EQ(ptx::clz32(0u), 32u);
+  EXPECT_EQ(ptx::f32_e4m3_f32(0.3f), 0.3125f) << "3 mantissa bits: 1.2 rounds to 1.25";
+  EXPECT_EQ(ptx::f32_e4m3_f32(1000.0f), 448.0f) << "satfinite clamps to e4m3's largest finite value";
+  EXPECT_EQ(ptx::f32_e5m2_f32(1000.0f), 1024.0f) << "2 mantissa bits: 1.95 rounds to 2";
+  EXPECT_EQ(ptx::redux_add(3u), 96u) << "32 equal lanes";
+  EXPECT_EQ(ptx::hmma_acc(1.0f, 1.0f, 0.5f), 5.0f) << "x + 8 a b";
+  EXPECT_EQ(ptx::udiv32(100u, 7u), 14u);
+  EXPECT_EQ(ptx::urem32(100u, 7u), 2u);
+}
+
+// The throughput kernels' shape: every row fills its trips with whole chains at every ILP, and
+// a software sequence runs fewer steps per trip than a single instruction.
+TEST(AluCatalog, StepsPerTripDivideOverEveryIlp) {
+  for_each_variant([&](auto* row) {
+    using Op = std::remove_pointer_t<decltype(row)>;
+    EXPECT_GE(Op::steps_per_trip, 8) << Op::name;
+    EXPECT_EQ(Op::steps_per_trip % 8, 0) << Op::name << ": ILP 8 would not divide a trip";
+  });
+  EXPECT_LT(FdivRn::steps_per_trip, Ffma::steps_per_trip);
 }
 
 }  // namespace

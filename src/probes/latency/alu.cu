@@ -101,16 +101,12 @@ ProbeSpec alu_latency_spec() {
   ProbeSpec s;
   s.id = std::string("latency.alu.") + Op::name;
   s.description = std::string("dependent-chain latency of ") + Op::description + " (slope over chain lengths, one warp)";
-  s.needs.min_cc = Op::min_cc;
-  s.needs.max_cc = Op::max_cc;
+  s.needs = alu_catalog::requirements<Op>();
   // One expectation per chain length: each instantiation holds its own unroll of the named ops.
   // "::Tag, " so that a tag never matches inside a longer one (Fadd in Dadd).
-  for (int u : kUnrolls) {
-    std::vector<OpcodeExpectation> require;
-    for (const auto& op : Op::sass()) require.push_back({op.opcode, int(op.per_step * u), -1});
+  for (int u : kUnrolls)
     s.sass.push_back(expect_sass(std::string("*alu_chain_kernel<*::") + Op::tag + ", " + std::to_string(u) + ">*",
-                                 SassRegion::Clocked, require));
-  }
+                                 SassRegion::Clocked, alu_catalog::expected_opcodes<Op>(u)));
   s.metrics = chain_latency_metrics("cycles from a result to its dependent use");
   s.views = {bars_view("latency/cycles")};  // one bar per variant of the family
   s.covers = alu_catalog::seed_covers(Op::name);

@@ -1,7 +1,8 @@
-// The instruction catalog behind latency.alu.*: one row per instruction variant (its dependent
-// step, run on the device and as the host reference, its operands, the SASS its chain must
-// compile to, and how exactly the host can reproduce it). alu.cu times each row; the tenth
-// variant costs a row here, not a file.
+// The instruction catalog behind latency.alu.*, compute.alu.* and pipes.*: one row per
+// instruction variant (its dependent step, run on the device and as the host reference, its
+// operands, the SASS its chain must compile to, and how exactly the host can reproduce it).
+// latency/alu.cu times each row's chain, compute/alu_throughput.cu its independent streams; the
+// tenth variant costs a row here, not a file.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -9,7 +10,9 @@
 #include <tuple>
 #include <vector>
 
+#include "core/probe.hpp"
 #include "core/ptx.cuh"
+#include "core/ptx_instr.cuh"
 
 namespace gd::alu_catalog {
 
@@ -31,17 +34,23 @@ struct OpcodePerStep {
   double per_step = 1;
 };
 
-// Compute-capability range a variant's expected SASS exists in (0: unbounded).
-template <int Min = 0, int Max = 0>
+// Compute-capability range a variant's expected SASS exists in (0: unbounded), and how many
+// dependent steps one loop trip of the throughput kernel holds: 256 keeps the loop's own
+// instructions near 1 % of the issue slots; a long software sequence (tens of instructions per
+// step) needs fewer to stay a reasonable kernel.
+template <int Min = 0, int Max = 0, int StepsPerTrip = 256>
 struct CcRange {
   static constexpr int min_cc = Min;
   static constexpr int max_cc = Max;
+  static constexpr int steps_per_trip = StepsPerTrip;
 };
 using AnyCc = CcRange<>;
 using FromSm90 = CcRange<90>;
 using BeforeSm120 = CcRange<0, 119>;
 using Sm90ToSm119 = CcRange<90, 119>;
 using FromSm120 = CcRange<120>;
+using Sequence = CcRange<0, 0, 32>;       // a software sequence: fewer steps per trip
+using Sm90Sequence = CcRange<90, 0, 32>;
 
 // --- operand set-ups: {x0, a, b}, random at run time, in ranges where the chain stays finite ---
 inline double uniform(Rng& r, double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(r); }
@@ -68,6 +77,17 @@ inline std::array<float, 3> signed_unit(Rng& r) { return {float(uniform(r, -1, 1
 // x = log2(x) + 3 contracts to about 5.45, where the slope is below 1.
 inline std::array<float, 3> log_offset(Rng& r) { return {float(uniform(r, 1, 8)), 3.0f, 0}; }
 
+// Subnormal x and b (below 2^-126 = 1.18e-38) with a < 3/4: x = x a + b stays subnormal.
+inline std::array<float, 3> subnormal(Rng& r) {
+  return {float(uniform(r, 1e-40, 1e-39)), float(uniform(r, 0.5, 0.75)), float(uniform(r, 1e-41, 2e-40))};
+}
+// b: start position (bits 0..7, 0..15) and length (bits 8..15, 8..16) of a bit field.
+inline std::array<uint32_t, 3> bit_field(Rng& r) { return {u32(r), u32(r), (u32(r) % 16u) | ((8u + u32(r) % 9u) << 8)}; }
+inline std::array<uint32_t, 3> field_length(Rng& r) { return {u32(r), u32(r), 1u + u32(r) % 24u}; }
+// b = 0: masks a special register's value out of the host-visible result, not out of the code.
+inline std::array<uint32_t, 3> zero_mask(Rng& r) { return {u32(r), u32(r), 0u}; }
+inline std::array<uint32_t, 3> lane_index(Rng& r) { return {u32(r), u32(r), u32(r) % 32u}; }
+
 // Packed 16-bit lanes from two float ranges.
 inline uint32_t pack2(Rng& r, double lo, double hi, bool bf16) {
   uint32_t d = 0;
@@ -92,6 +112,7 @@ inline std::array<uint32_t, 3> bf16_fma(Rng& r) { return {pack2(r, 0.5, 1, true)
     static constexpr const char* name = Name;                                                         \
     static constexpr const char* tag = #Tag;                                                          \
     static constexpr const char* description = Desc;                                                  \
+    static constexpr const char* source = #Step;                                                      \
     static constexpr Tolerance tolerance = Tol;                                                       \
     __host__ __device__ static T step(T x, T a, T b) { (void)a; (void)b; return Step; }             \
     static std::array<T, 3> inputs(Rng& r) { return Setup(r); }                                      \
@@ -195,7 +216,8 @@ GD_ALU_VARIANT(MufuLg2, "mufu_lg2_fadd", float, log_offset, (Tolerance{1e-4, 1e-
                ptx::fadd_rn(ptx::lg2_approx(x), a), {"MUFU.LG2"}, {"FADD"});
 // --- conversions: round trips, so the chain stays in one type; each reports the pair -------------
 GD_ALU_VARIANT(F32F16, "cvt_f32_f16_f32", float, wide<float>, kExact, AnyCc,
-               "pair: F2FP.PACK_AB (f32 to f16) + HADD2.F32 (f16 to f32)", ptx::f32_f16_f32(x), {"F2FP.PACK_AB"}, {"HADD2.F32"});
+               "pair: F2FP.PACK_AB (f32 to f16) + HADD2.F32 (f16 to f32); with two independent chains ptxas packs "
+               "both conversions into one F2FP.PACK_AB", ptx::f32_f16_f32(x), {"F2FP.PACK_AB", 0.5}, {"HADD2.F32"});
 GD_ALU_VARIANT(F32Bf16, "cvt_f32_bf16_f32", float, wide<float>, kExact, AnyCc,
                "pair: F2F.BF16.F32 + a 16-bit shift back (SHF.L or IMAD.U32)", ptx::f32_bf16_f32(x), {"F2F.BF16.F32"});
 GD_ALU_VARIANT(F64F32, "cvt_f64_f32_f64", double, wide<double>, kExact, AnyCc, "pair: F2F.F32.F64 + F2F.F64.F32",
@@ -207,6 +229,80 @@ GD_ALU_VARIANT(F2iI2fF64, "cvt_f64_s32_f64", double, wide<double>, kExact, AnyCc
 GD_ALU_VARIANT(F2fpBf16, "cvt_f2fp_bf16x2", float, wide<float>, kExact, AnyCc,
                "F2FP.BF16.PACK_AB (two f32 to bf16x2) + PRMT and IMAD.U32 to widen the high half back",
                ptx::f2fp_bf16x2_hi(x, a), {"F2FP.BF16.PACK_AB"}, {"PRMT"});
+// --- second wave: software sequences, subnormals, fp8, warp-level, special registers, mma ------
+// Each sequence row names the opcodes its step must hold at least once; its latency is the whole
+// sequence's and the description lists what else it contains.
+GD_ALU_VARIANT(FfmaSubnormal, "ffma_subnormal", float, subnormal, kExact, AnyCc,
+               "FFMA with subnormal operands and result (no flush to zero): against ffma, the subnormal penalty",
+               ptx::ffma(x, a, b), {"FFMA"});
+GD_ALU_VARIANT(FdivRn, "fdiv_rn", float, unit<float>, kExact, Sequence,
+               "div.rn.f32 (a / x, IEEE): MUFU.RCP + FCHK + 5 FFMA, and a CALL to the slow path FCHK flags",
+               ptx::fdiv_rn(a, x), {"MUFU.RCP"}, {"FCHK"}, {"FFMA", 4});
+GD_ALU_VARIANT(FdivFull, "fdiv_full", float, unit<float>, (Tolerance{1e-2, 0}), Sequence,
+               "div.full.f32 (a / x, the fast-math division, 2 ulp): MUFU.RCP + FMULs with range scaling",
+               ptx::fdiv_full(a, x), {"MUFU.RCP"}, {"FMUL", 2});
+GD_ALU_VARIANT(FsqrtRn, "fsqrt_rn", float, unit<float>, kExact, Sequence,
+               "sqrt.rn.f32 (IEEE): MUFU.RSQ + FMUL + FFMA refinement, and a CALL to the slow path",
+               ptx::fsqrt_rn(x), {"MUFU.RSQ"}, {"FFMA", 2});
+GD_ALU_VARIANT(FrcpRn, "frcp_rn", float, unit<float>, kExact, Sequence,
+               "rcp.rn.f32 (IEEE; rcp.approx is mufu_rcp): MUFU.RCP + 2 FFMA, and a CALL to the slow path",
+               ptx::frcp_rn(x), {"MUFU.RCP"}, {"FFMA", 2});
+GD_ALU_VARIANT(DdivRn, "ddiv_rn", double, unit<double>, kExact, Sequence,
+               "div.rn.f64 (a / x): MUFU.RCP64H + 7 DFMA + DMUL, and a CALL to the slow path",
+               ptx::ddiv_rn(a, x), {"MUFU.RCP64H"}, {"DFMA", 6});
+GD_ALU_VARIANT(DsqrtRn, "dsqrt_rn", double, unit<double>, kExact, Sequence,
+               "sqrt.rn.f64: MUFU.RSQ64H + DMUL/DFMA refinement, and a CALL to the slow path",
+               ptx::dsqrt_rn(x), {"MUFU.RSQ64H"}, {"DFMA", 4});
+GD_ALU_VARIANT(MufuRcp64h, "mufu_rcp64h", double, unit<double>, (Tolerance{1e-2, 0}), AnyCc,
+               "MUFU.RCP64H, the 64-bit reciprocal seed (rcp.approx.ftz.f64 of -x; the negation is a DADD)",
+               ptx::drcp_approx_neg(x), {"MUFU.RCP64H"});
+GD_ALU_VARIANT(Udiv32, "idiv_u32", uint32_t, bits32, kExact, Sequence,
+               "div.u32 (a / (x | 1)): I2F.U32.RP + MUFU.RCP + F2I + IMAD.HI and fix-ups, about 20 instructions",
+               ptx::udiv32(a, x | 1u), {"MUFU.RCP"}, {"IMAD.HI.U32", 2});
+GD_ALU_VARIANT(Urem32, "irem_u32", uint32_t, bits32, kExact, Sequence,
+               "rem.u32 (a % (x | 1) + b): the division sequence and a multiply-subtract",
+               ptx::urem32(a, x | 1u) + b, {"MUFU.RCP"}, {"IMAD.HI.U32", 2});
+GD_ALU_VARIANT(Udiv64, "idiv_u64", uint64_t, bits64, kExact, Sequence,
+               "div.u64 (a / (x | 1)): a CALL to the 64-bit division subroutine per step (its body is not in the "
+               "timed region's listing)", ptx::udiv64(a, x | 1u), {"CALL.REL.NOINC"});
+GD_ALU_VARIANT(Bfe, "bfe", uint32_t, bit_field, kExact, AnyCc,
+               "bfe.u32 of x ^ a: SHF.R.U32.HI + SGXT.U32 (no BFE on sm_70 and later) and the xor",
+               ptx::bfe_u32(x ^ a, b, b >> 8), {"SHF.R.U32.HI"}, {"SGXT.U32"});
+GD_ALU_VARIANT(Bfi, "bfi", uint32_t, field_length, kExact, AnyCc,
+               "bfi.b32 (x into a at bit 8): no BFI on sm_70 and later; the mask (BMSK) depends only on the length, "
+               "so ptxas hoists it when it can, leaving a shift and a LOP3 merge per step",
+               ptx::bfi_b32(x, a, b), {"LOP3.LUT"});
+GD_ALU_VARIANT(Clz, "clz", uint32_t, bits32, kExact, AnyCc, "clz.b32 of x ^ a: FLO.U32 + IADD3 (32 - position)",
+               ptx::clz32(x ^ a), {"FLO.U32"});
+GD_ALU_VARIANT(Fp8E4m3, "cvt_f32_e4m3_f32", float, wide<float>, kExact, FromSm90,
+               "fp8 round trip: F2FP.SATFINITE.E4M3.F32.PACK_AB + F2FP.F16.E4M3.UNPACK_B + HADD2.F32 (sm_89+)",
+               ptx::f32_e4m3_f32(x), {"F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C"}, {"F2FP.F16.E4M3.UNPACK_B"});
+GD_ALU_VARIANT(Fp8E5m2, "cvt_f32_e5m2_f32", float, wide<float>, kExact, FromSm90,
+               "fp8 round trip: F2FP.SATFINITE.E5M2.F32.PACK_AB + F2FP.F16.E5M2.UNPACK_B + HADD2.F32 (sm_89+)",
+               ptx::f32_e5m2_f32(x), {"F2FP.SATFINITE.E5M2.F32.PACK_AB_MERGE_C"}, {"F2FP.F16.E5M2.UNPACK_B"});
+GD_ALU_VARIANT(ShflIdx, "shfl_idx", uint32_t, lane_index, kExact, AnyCc,
+               "SHFL.IDX from lane x & 31 (every lane holds the same value; a fixed source lane would let ptxas "
+               "fold a shuffle of a shuffle)", ptx::shfl_idx(x, x), {"SHFL.IDX"});
+GD_ALU_VARIANT(ShflUp, "shfl_up", uint32_t, lane_index, kExact, AnyCc, "SHFL.UP", ptx::shfl_up(x, b), {"SHFL.UP"});
+GD_ALU_VARIANT(ShflDown, "shfl_down", uint32_t, lane_index, kExact, AnyCc, "SHFL.DOWN", ptx::shfl_down(x, b),
+               {"SHFL.DOWN"});
+GD_ALU_VARIANT(ShflBfly, "shfl_bfly", uint32_t, lane_index, kExact, AnyCc, "SHFL.BFLY", ptx::shfl_bfly(x, b),
+               {"SHFL.BFLY"});
+GD_ALU_VARIANT(VoteBallot, "vote_ballot", uint32_t, bits32, kExact, AnyCc,
+               "pair: VOTE.ANY (ballot of x odd) + LOP3 (xor a)", ptx::vote_ballot_xor(x, a), {"VOTE.ANY"});
+GD_ALU_VARIANT(MatchAny, "match_any", uint32_t, bits32, kExact, AnyCc, "pair: MATCH.ANY + IADD3",
+               ptx::match_any_add(x, a), {"MATCH.ANY"});
+GD_ALU_VARIANT(ReduxAdd, "redux_add", uint32_t, bits32, kExact, AnyCc,
+               "REDUX.SUM (into a uniform register) + MOV back + LOP3 (xor a)", ptx::redux_add(x) ^ a, {"REDUX.SUM"});
+GD_ALU_VARIANT(SrWarpid, "sreg_warpid", uint32_t, zero_mask, kExact, AnyCc,
+               "S2R SR_VIRTID (%warpid) + SHF + SGXT to extract the field, used by LOP3 + IADD3",
+               ptx::sreg_warpid_add(x, a, b), {"S2R"}, {"SGXT.U32"});
+GD_ALU_VARIANT(SrSmid, "sreg_smid_s2ur", uint32_t, zero_mask, kExact, AnyCc,
+               "S2UR SR_SMID: the uniform datapath (%smid is warp-uniform), used by LOP3 + IADD3",
+               ptx::sreg_smid_add(x, a, b), {"S2UR"});
+GD_ALU_VARIANT(HmmaAcc, "mma_f16_f32", float, unit<float>, (Tolerance{1e-2, 0}), AnyCc,
+               "HMMA.1688.F32 (mma.sync m16n8k8 f16 x f16 + f32): the accumulator chain, one warp-wide MMA per step",
+               ptx::hmma_acc(x, a, b), {"HMMA.1688.F32"});
 // clang-format on
 #undef GD_ALU_VARIANT
 
@@ -214,7 +310,26 @@ using Catalog = std::tuple<Ffma, Iadd3, Imad, Lop3, ImadHi, ImadWide, Iadd64, Ia
                            Popc, Flo, Brev, Bmsk, IabsLop3, Imnmx, IsetpSel, Dp4a, Dp2a, Vimax3, Viaddmax, Vadd2,
                            Vabsdiff4, Fadd, Fmul, Fmnmx, FsetpFsel, Hadd2, Hmul2, Hfma2, Hmnmx2, Bf16Fma2, Dadd, Dmul,
                            Dfma, Dmnmx, MufuRcp, MufuRsq, MufuSqrt, MufuSin, MufuCos, MufuTanh, MufuEx2, MufuLg2,
-                           F32F16, F32Bf16, F64F32, F2iI2f, F2iI2fF64, F2fpBf16>;
+                           F32F16, F32Bf16, F64F32, F2iI2f, F2iI2fF64, F2fpBf16, FfmaSubnormal, FdivRn, FdivFull,
+                           FsqrtRn, FrcpRn, DdivRn, DsqrtRn, MufuRcp64h, Udiv32, Urem32, Udiv64, Bfe, Bfi, Clz, Fp8E4m3,
+                           Fp8E5m2, ShflIdx, ShflUp, ShflDown, ShflBfly, VoteBallot, MatchAny, ReduxAdd, SrWarpid,
+                           SrSmid, HmmaAcc>;
+
+// What a kernel running `steps` of the row per timed loop trip must hold, for its SassExpectation.
+template <class Op>
+std::vector<OpcodeExpectation> expected_opcodes(int steps) {
+  std::vector<OpcodeExpectation> require;
+  for (const auto& op : Op::sass()) require.push_back({op.opcode, int(op.per_step * steps), -1});
+  return require;
+}
+// The row's compute-capability range as a probe's requirements.
+template <class Op>
+Requirements requirements() {
+  Requirements r;
+  r.min_cc = Op::min_cc;
+  r.max_cc = Op::max_cc;
+  return r;
+}
 
 // Calls f(static_cast<Variant*>(nullptr)) for every row: the pointer carries the type.
 template <class F>

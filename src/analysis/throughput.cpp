@@ -1,0 +1,176 @@
+#include "analysis/throughput.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "core/stats.hpp"
+
+namespace gd {
+
+double per_sm_rate(std::span<const RegionTiming> blocks, double work_per_block) {
+  std::map<unsigned, std::pair<long long, long long>> span;  // smid -> (first start, last end)
+  std::map<unsigned, int> count;
+  for (const RegionTiming& t : blocks) {
+    const long long begin = t.start_cycle, end = t.start_cycle + t.cycles;
+    auto [it, fresh] = span.try_emplace(t.smid, begin, end);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, begin);
+      it->second.second = std::max(it->second.second, end);
+    }
+    ++count[t.smid];
+  }
+  std::vector<double> rates;
+  for (const auto& [sm, s] : span)
+    if (s.second > s.first) rates.push_back(work_per_block * count[sm] / double(s.second - s.first));
+  return rates.empty() ? 0 : summarize(rates).median;
+}
+
+ThroughputKnee throughput_knee(std::span<const RatePoint> sweep, double fraction) {
+  if (sweep.empty()) throw std::invalid_argument("throughput_knee: empty sweep");
+  for (const RatePoint& p : sweep)
+    if (!std::isfinite(p.rate) || !std::isfinite(p.ilp) || !std::isfinite(p.warps))
+      throw std::invalid_argument("throughput_knee: non-finite point");
+  const auto best = std::max_element(sweep.begin(), sweep.end(),
+                                     [](const RatePoint& a, const RatePoint& b) { return a.rate < b.rate; });
+  ThroughputKnee k;
+  k.plateau = best->rate;
+  k.plateau_ilp = best->ilp;
+  k.plateau_warps = best->warps;
+  k.ilp_knee = best->ilp;
+  k.warps_knee = best->warps;
+  for (const RatePoint& p : sweep) {
+    if (p.rate < fraction * k.plateau) continue;
+    if (p.warps == best->warps) k.ilp_knee = std::min(k.ilp_knee, p.ilp);
+    if (p.ilp == best->ilp) k.warps_knee = std::min(k.warps_knee, p.warps);
+  }
+  return k;
+}
+
+namespace {
+void require_rate(double v, const char* what) {
+  if (!std::isfinite(v) || v <= 0) throw std::invalid_argument(std::string(what) + " must be positive and finite");
+}
+// Two expectations closer than this cannot be told apart by a measured ratio's noise.
+constexpr double kDecisiveGap = 0.2;
+// A stream issuing at 90 % of the slots or more hogs them: the scheduler does not share fairly
+// (measured on sm_90: a MUFU stream beside FFMA keeps 42 % of its rate, not 88 %).
+constexpr double kIssueBound = 0.9;
+constexpr double kTieWindow = 0.15;
+}  // namespace
+
+InterferenceVerdict judge_interference(const InterferenceInput& in) {
+  require_rate(in.x_alone, "x_alone");
+  require_rate(in.y_alone, "y_alone");
+  if (!std::isfinite(in.x_beside) || in.x_beside < 0) throw std::invalid_argument("x_beside must be finite, >= 0");
+  InterferenceVerdict v;
+  v.ratio = in.x_beside / in.x_alone;
+  // Separate pipes: only the one issue slot per clock is shared. The scheduler alternates
+  // between ready warps, so each stream is guaranteed half the slots and takes what the other
+  // leaves.
+  const double x_gets = in.x_alone + in.y_alone <= 1 ? in.x_alone
+                                                      : std::max(std::min(in.x_alone, 0.5), 1 - in.y_alone);
+  v.separate = std::min(1.0, x_gets / in.x_alone);
+  // One pipe, saturated by both: its time splits between the two streams.
+  v.shared = 0.5;
+  // Only a pair whose issue demands fit the slots tells pipes apart: beside a stream that issues
+  // every clock (FFMA), every other stream loses slots whether or not it shares the pipe.
+  v.decisive = in.x_alone + in.y_alone <= 1 && std::max(in.x_alone, in.y_alone) < kIssueBound &&
+               v.separate - v.shared >= kDecisiveGap;
+  const double gap = v.separate - v.shared;
+  v.same_pipe_score = gap > 0 ? std::clamp((v.separate - v.ratio) / gap, -0.5, 1.5) : 0;
+  return v;
+}
+
+std::string pipe_by_interference(const std::map<std::string, InterferenceVerdict>& by_class) {
+  double top = 0.5;
+  for (const auto& [cls, v] : by_class)
+    if (v.decisive) top = std::max(top, v.same_pipe_score);
+  if (top <= 0.5) return {};
+  // Scores within the tie window of the best go to the class listed first in pipe_classes():
+  // on sm_90 the tensor (mma.sync) and conversion references slow INT, FP64 and SFU streams as
+  // much as those pipes' own references do.
+  for (const std::string& cls : pipe_classes()) {
+    const auto it = by_class.find(cls);
+    if (it != by_class.end() && it->second.decisive && it->second.same_pipe_score >= top - kTieWindow) return cls;
+  }
+  for (const auto& [cls, v] : by_class)  // a class outside the list
+    if (v.decisive && v.same_pipe_score >= top) return cls;
+  return {};
+}
+
+CounterPipe pipe_by_counters(const std::map<std::string, double>& ncu_metrics) {
+  static const std::string kPrefix = "smsp__inst_executed_pipe_";
+  std::map<std::string, double> raw;
+  for (const auto& [name, value] : ncu_metrics) {
+    if (name.rfind(kPrefix, 0) != 0 || !std::isfinite(value)) continue;
+    std::string pipe = name.substr(kPrefix.size());
+    if (const auto dot = pipe.find('.'); dot != std::string::npos) {
+      if (pipe.substr(dot) != ".sum") continue;  // .avg, .max ... are views of the same count
+      pipe = pipe.substr(0, dot);
+    }
+    if (pipe.rfind("tensor", 0) == 0) pipe = "tensor";  // tensor_op_hmma, tensor_op_imma, ...
+    raw[pipe] = std::max(raw[pipe], value);
+  }
+  // fma counts fmaheavy and fmalite together; fold the parts in only when the total is absent.
+  if (!raw.count("fma") && (raw.count("fmaheavy") || raw.count("fmalite")))
+    raw["fma"] = raw["fmaheavy"] + raw["fmalite"];
+  raw.erase("fmaheavy");
+  raw.erase("fmalite");
+  CounterPipe out;
+  out.counts = raw;
+  double total = 0, top = -1;
+  for (const auto& [pipe, n] : raw) {
+    total += n;
+    if (n > top) {
+      top = n;
+      out.pipe = pipe;
+    }
+  }
+  if (out.pipe.empty() || top <= 0) return CounterPipe{{}, 0, raw};
+  out.share = top / total;
+  return out;
+}
+
+std::optional<CounterPipe> pipe_from_ncu(const nlohmann::json& extra, const std::string& kernel_part) {
+  const auto ncu = extra.find("ncu");
+  if (ncu == extra.end() || !ncu->is_object()) return std::nullopt;
+  for (const auto& [kernel, metrics] : ncu->items()) {
+    if (kernel.find(kernel_part) == std::string::npos || !metrics.is_object()) continue;
+    std::map<std::string, double> m;
+    for (const auto& [name, v] : metrics.items())
+      if (v.is_number()) m[name] = v.get<double>();
+    return pipe_by_counters(m);
+  }
+  return std::nullopt;
+}
+
+nlohmann::json describe_ncu_pipe(const nlohmann::json& extra, const std::string& kernel_part) {
+  const auto p = pipe_from_ncu(extra, kernel_part);
+  if (!p || p->pipe.empty()) return "ncu counters absent";
+  return {{"pipe", p->pipe}, {"class", class_of_counter_pipe(p->pipe)}, {"share", p->share}, {"counts", p->counts}};
+}
+
+const std::vector<std::string>& pipe_classes() {
+  static const std::vector<std::string> classes{"INT", "FP32", "FP64", "SFU", "LSU", "tensor", "conversion", "uniform"};
+  return classes;
+}
+
+std::string class_of_counter_pipe(const std::string& pipe) {
+  static const std::map<std::string, std::string> m{{"alu", "INT"},     {"fma", "FP32"},    {"fmaheavy", "FP32"},
+                                                    {"fmalite", "FP32"}, {"fp16", "FP32"},   {"fp64", "FP64"},
+                                                    {"xu", "SFU"},       {"lsu", "LSU"},     {"tensor", "tensor"},
+                                                    {"uniform", "uniform"}};
+  const auto it = m.find(pipe);
+  return it == m.end() ? std::string() : it->second;
+}
+
+double coissue_gain(double x_rate_alone, double y_rate_alone, double x_rate_mixed, double y_rate_mixed) {
+  require_rate(x_rate_alone, "x_rate_alone");
+  require_rate(y_rate_alone, "y_rate_alone");
+  require_rate(x_rate_mixed, "x_rate_mixed");
+  require_rate(y_rate_mixed, "y_rate_mixed");
+  return x_rate_mixed / x_rate_alone + y_rate_mixed / y_rate_alone;
+}
+
+}  // namespace gd

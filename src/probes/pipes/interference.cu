@@ -1,0 +1,330 @@
+// Execution pipe of every catalog instruction by interference (its throughput beside a
+// saturating reference of each pipe class), the co-issue matrix over the classes, and
+// back-pressure (one warp's step time beside a saturated pipe): which work overlaps for free.
+#include <functional>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../compute/alu_streams.cuh"
+#include "core/registry.hpp"
+
+namespace gd {
+namespace {
+
+using alu_streams::PairSide;
+using alu_streams::PipeRefs;
+using alu_streams::kPairIlp;
+using alu_streams::kRefClasses;
+constexpr int kRefs = int(std::tuple_size_v<PipeRefs>);
+constexpr int kWarps = 32;          // per block, one block per SM: 16 per side, 4 per scheduler
+constexpr int kSideWarps = kWarps / 2;
+constexpr double kTargetCycles = 30000;
+
+// One side's device inputs and what its rate is counted in.
+struct Side {
+  std::string name;
+  DeviceBuffer<unsigned long long> x0, out;  // 8-byte slots hold any row type
+  PairSide side;
+  double steps_per_trip = 0;         // per thread, in the pair kernel
+  double stream_steps_per_trip = 0;  // per thread, in the ILP-4 stream kernel
+  double instr_per_step = 1;  // the row's named opcodes per step: issue slots per step
+  std::function<RegionTiming*(int trips, int warps, RegionTiming* timing)> alone;  // stream kernel
+};
+
+template <class Op>
+Side make_side(ProbeContext& ctx, alu_catalog::Rng& rng) {
+  using T = typename Op::T;
+  Side s;
+  s.name = Op::name;
+  std::vector<T> x0;
+  const auto [a, b] = alu_streams::stream_inputs<Op>(rng, kPairIlp, x0);
+  std::vector<unsigned long long> raw(x0.size());
+  for (std::size_t i = 0; i < x0.size(); ++i) raw[i] = 0;
+  std::memcpy(raw.data(), x0.data(), x0.size() * sizeof(T));
+  s.x0 = DeviceBuffer<unsigned long long>(raw.size());
+  s.x0.from_host(raw);
+  s.out = DeviceBuffer<unsigned long long>(kPairIlp + 1);
+  s.side.x0 = s.x0.get();
+  s.side.out = s.out.get();
+  s.side.a = alu_streams::to_bits(a);
+  s.side.b = alu_streams::to_bits(b);
+  s.steps_per_trip = alu_streams::pair_steps_per_trip<Op>();
+  s.stream_steps_per_trip = alu_streams::steps_per_trip<Op, kPairIlp>();
+  s.instr_per_step = 0;
+  for (const auto& op : Op::sass()) s.instr_per_step += op.per_step;
+  const T* in = reinterpret_cast<const T*>(s.x0.get());
+  T* out = reinterpret_cast<T*>(s.out.get());
+  s.alone = [&ctx, in, out, a, b](int trips, int warps, RegionTiming* timing) {
+    launch(ctx, alu_streams::alu_stream_kernel<Op, kPairIlp>, {unsigned(ctx.device().sm_count), unsigned(warps * 32)},
+           out, timing, in, a, b, trips);
+    return timing;
+  };
+  return s;
+}
+
+// Per-side rates (steps per clock per SM) of one pair launch, from each warp's own timing.
+struct PairRates {
+  double x = 0, y = 0;
+  double x_cycles_per_step = 0;  // X's warps: median cycles per step of one chain
+  double y_cycles_per_step = 0;
+};
+
+class PairRunner {
+ public:
+  PairRunner(ProbeContext& ctx, void (*kernel)(RegionTiming*, PairSide, PairSide, int))
+      : ctx_(ctx), kernel_(kernel), timing_(std::size_t(ctx.device().sm_count) * kWarps) {}
+
+  PairRates run(const Side& x, int x_trips, int x_active, const Side* y, int y_trips, int y_active, int ref) {
+    PairSide xs = x.side, ys = y ? y->side : PairSide{};
+    xs.trips = x_trips;
+    xs.active = x_active;
+    ys.trips = y_trips;
+    ys.active = y ? y_active : 0;
+    launch(ctx_, kernel_, {unsigned(ctx_.device().sm_count), unsigned(kWarps * 32)}, timing_.get(), xs, ys, ref);
+    GD_CUDA_CHECK_LAUNCH();
+    const auto t = timing_.to_host();
+    std::vector<RegionTiming> xt, yt;
+    std::vector<double> x_step, y_step;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i].cycles <= 0) continue;
+      const bool on_y = (i % kWarps / 4) % 2 != 0;
+      (on_y ? yt : xt).push_back(t[i]);
+      if (on_y) y_step.push_back(double(t[i].cycles) / (y->steps_per_trip / kPairIlp * y_trips));
+      else x_step.push_back(double(t[i].cycles) / (x.steps_per_trip / kPairIlp * x_trips));
+      all_.push_back(t[i]);
+    }
+    PairRates r;
+    r.x = per_sm_rate(xt, 32.0 * x.steps_per_trip * x_trips);
+    if (y) r.y = per_sm_rate(yt, 32.0 * y->steps_per_trip * y_trips);
+    if (!x_step.empty()) r.x_cycles_per_step = summarize(x_step).median;
+    if (!y_step.empty()) r.y_cycles_per_step = summarize(y_step).median;
+    return r;
+  }
+  // A side alone in the ILP-4 stream kernel at kSideWarps warps (the launch whose counters
+  // `run --ncu` reads): steps per clock per SM, and the cycles one launch took (median over SMs).
+  std::pair<double, double> stream_alone(const Side& s, int trips) {
+    DeviceBuffer<RegionTiming> t(ctx_.device().sm_count);
+    s.alone(trips, kSideWarps, t.get());
+    GD_CUDA_CHECK_LAUNCH();
+    const auto h = t.to_host();
+    all_.insert(all_.end(), h.begin(), h.end());
+    std::vector<double> c;
+    for (const auto& b : h) c.push_back(double(b.cycles));
+    return {per_sm_rate(h, 32.0 * kSideWarps * s.stream_steps_per_trip * trips), summarize(c).median};
+  }
+  const std::vector<RegionTiming>& timings() const { return all_; }
+
+ private:
+  ProbeContext& ctx_;
+  void (*kernel_)(RegionTiming*, PairSide, PairSide, int);
+  DeviceBuffer<RegionTiming> timing_;
+  std::vector<RegionTiming> all_;
+};
+
+// Pair-kernel trips for about `cycles` with one side alone, from a two-trip calibration.
+int trips_for(double cycles_per_step, const Side& s, double cycles) {
+  const double per_trip = std::max(1.0, cycles_per_step * s.steps_per_trip / kPairIlp);
+  return std::clamp(int(cycles / per_trip), 2, 1 << 20);
+}
+
+// Issue slots per clock per scheduler of a rate in steps per clock per SM.
+double issue_rate(double steps_per_clk_per_sm, const Side& s) { return steps_per_clk_per_sm / 32 / 4 * s.instr_per_step; }
+
+// One row beside every reference: per class, the verdict (and with `backpressure`, one X warp's
+// step time beside the saturated reference over alone). Emits the per-row probe's metrics when
+// `emit`.
+struct RowResult {
+  nlohmann::json verdicts = nlohmann::json::object();
+  std::map<std::string, InterferenceVerdict> by_class;
+};
+
+template <class X>
+RowResult measure_row(ProbeContext& ctx, bool backpressure, bool emit, std::vector<RegionTiming>& timings) {
+  alu_catalog::Rng rng(std::random_device{}());
+  Side x = make_side<X>(ctx, rng);
+  std::vector<Side> refs;
+  [&]<class... R>(std::tuple<R...>*) { (refs.push_back(make_side<R>(ctx, rng)), ...); }(static_cast<PipeRefs*>(nullptr));
+  PairRunner pr(ctx, alu_streams::alu_pair_kernel<X>);
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.time_cap_s = 0.2;
+
+  const int x_trips = trips_for(pr.run(x, 2, kSideWarps, nullptr, 0, 0, 0).x_cycles_per_step, x, kTargetCycles);
+  if (emit) {
+    // The row alone in its own stream kernel: reported, and what ncu's counters describe.
+    const int stream_trips = std::max(2, int(x_trips * x.steps_per_trip / x.stream_steps_per_trip));
+    ctx.metric("alone/per_clk_per_sm", ctx.measure([&] { return pr.stream_alone(x, stream_trips).first; }, policy).summary);
+  }
+  // Alone in the pair kernel: the denominator of every ratio, from the same code as the mixes.
+  const double x_alone =
+      ctx.measure([&] { return pr.run(x, x_trips, kSideWarps, nullptr, 0, 0, 0).x; }, policy).summary.median;
+  double x_single = 0;
+  if (backpressure)
+    x_single = ctx.measure([&] { return pr.run(x, x_trips, 1, nullptr, 0, 0, 0).x_cycles_per_step; }, policy).summary.median;
+  RowResult out;
+  for (int j = 0; j < kRefs; ++j) {
+    const Side& y = refs[j];
+    // Y outlasts X even when X is not slowed, so X's whole run is beside it.
+    const int y_trips = 2 * trips_for(pr.run(x, 0, 0, &y, 2, kSideWarps, j).y_cycles_per_step, y, kTargetCycles);
+    const double y_alone = ctx.measure([&] { return pr.run(x, 0, 0, &y, y_trips, kSideWarps, j).y; }, policy).summary.median;
+    const double beside =
+        ctx.measure([&] { return pr.run(x, x_trips, kSideWarps, &y, y_trips, kSideWarps, j).x; }, policy).summary.median;
+    const InterferenceVerdict v =
+        judge_interference({issue_rate(x_alone, x), issue_rate(y_alone, y), issue_rate(beside, x)});
+    out.by_class[kRefClasses[j]] = v;
+    if (emit) ctx.metric(std::string("slowdown/") + kRefClasses[j], v.ratio);
+    auto& line = out.verdicts[kRefClasses[j]];
+    line = {{"reference", y.name},  {"ratio", v.ratio},       {"separate", v.separate},
+            {"shared", v.shared},   {"decisive", v.decisive}, {"same_pipe_score", v.same_pipe_score},
+            {"x_issue_alone", issue_rate(x_alone, x)},       {"y_issue_alone", issue_rate(y_alone, y)}};
+    if (backpressure) {
+      const double pressed = ctx.measure([&] { return pr.run(x, x_trips, 1, &y, y_trips, kSideWarps, j).x_cycles_per_step; },
+                                         policy).summary.median;
+      line["step_cycles_single_warp"] = {{"alone", x_single}, {"beside", pressed}, {"ratio", pressed / x_single}};
+    }
+  }
+  timings.insert(timings.end(), pr.timings().begin(), pr.timings().end());
+  return out;
+}
+
+template <class X>
+void run_interference(ProbeContext& ctx) {
+  std::vector<RegionTiming> timings;
+  const RowResult r = measure_row<X>(ctx, false, true, timings);
+  ctx.extra()["verdicts"] = r.verdicts;
+  const std::string pipe = pipe_by_interference(r.by_class);
+  ctx.extra()["pipe_by_interference"] = pipe.empty() ? "undetermined" : pipe;
+  // Other classes whose reference also slowed this row as a shared pipe would.
+  std::vector<std::string> also;
+  for (const auto& [cls, v] : r.by_class)
+    if (cls != pipe && v.decisive && v.same_pipe_score > 0.5) also.push_back(cls);
+  ctx.extra()["also_interferes_with"] = also;
+  ctx.set_observed_sm_clock_mhz(clock_mhz(timings));
+}
+
+// The row's line of the reference table: its pipe by interference and by ncu's counters (when
+// the run was under ncu), and whether they agree.
+void summarize_interference(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    Record& d = sc.derive({{"method", std::string("both")}}, {r});
+    const std::string by_interference = r->extra.value("pipe_by_interference", std::string("undetermined"));
+    const nlohmann::json by_counters = describe_ncu_pipe(r->extra, "alu_stream_kernel");
+    d.extra["pipe_by_interference"] = by_interference;
+    d.extra["pipe_by_ncu"] = by_counters;
+    if (!by_counters.is_object()) continue;
+    const std::string cls = by_counters.value("class", std::string());
+    const bool agree = cls == by_interference;
+    sc.add_metric(d, "pipes/methods_agree", single_value(agree ? 1 : 0));
+    if (!agree) d.extra["disagreement"] = "interference says " + by_interference + ", ncu says " + (cls.empty() ? by_counters.value("pipe", std::string("?")) : cls);
+  }
+}
+
+std::vector<MetricSpec> interference_metrics() {
+  std::vector<MetricSpec> m{{"alone/per_clk_per_sm", "results/clk/SM", "the row alone: 16 warps per SM, 4 chains each"},
+                            {"pipes/methods_agree", "bool", "1 when interference and ncu name the same pipe class"}};
+  for (const char* c : kRefClasses)
+    m.push_back({std::string("slowdown/") + c, "ratio", std::string("rate beside a saturated ") + c + " reference over alone"});
+  return m;
+}
+
+template <class Op>
+ProbeSpec interference_spec() {
+  ProbeSpec s;
+  s.id = std::string("pipes.interference.") + Op::name;
+  s.description = std::string("pipe of ") + Op::name + " by interference with a saturating reference of each pipe class";
+  s.needs = alu_catalog::requirements<Op>();
+  s.sass = {expect_sass(std::string("*alu_pair_kernel<*::") + Op::tag + ">*", SassRegion::Clocked,
+                        alu_catalog::expected_opcodes<Op>(alu_streams::pair_steps_per_trip<Op>())),
+            expect_sass(std::string("*alu_stream_kernel<*::") + Op::tag + ", " + std::to_string(kPairIlp) + ">*",
+                        SassRegion::Clocked, alu_catalog::expected_opcodes<Op>(alu_streams::steps_per_trip<Op, kPairIlp>()))};
+  s.metrics = interference_metrics();
+  s.run = run_interference<Op>;
+  s.summarize = summarize_interference;
+  s.time_cap_s = 3;
+  s.quick_time_cap_s = 1;
+  return s;
+}
+
+// --- the co-issue matrix and back-pressure over the references ---------------------------------
+void run_coissue(ProbeContext& ctx) {
+  std::vector<RegionTiming> timings;
+  std::map<std::string, RowResult> rows;  // by class
+  int i = 0;
+  [&]<class... R>(std::tuple<R...>*) {
+    ((rows[kRefClasses[i++]] = measure_row<R>(ctx, true, false, timings)), ...);
+  }(static_cast<PipeRefs*>(nullptr));
+  nlohmann::json matrix = nlohmann::json::array(), pressure = nlohmann::json::array();
+  double best = 0, worst = 2;
+  for (const char* ci : kRefClasses) {
+    nlohmann::json line = nlohmann::json::array(), pline = nlohmann::json::array();
+    for (const char* cj : kRefClasses) {
+      // Row i, column j: i beside j over i alone, plus j beside i over j alone.
+      const double gain = rows[ci].by_class[cj].ratio + rows[cj].by_class[ci].ratio;
+      line.push_back(gain);
+      pline.push_back(rows[ci].verdicts[cj]["step_cycles_single_warp"]["ratio"]);
+      if (std::string(ci) != cj) {
+        best = std::max(best, gain);
+        worst = std::min(worst, gain);
+      }
+    }
+    matrix.push_back(line);
+    pressure.push_back(pline);
+  }
+  nlohmann::json refs = nlohmann::json::object();
+  for (const char* c : kRefClasses) refs[c] = rows[c].verdicts[c]["reference"];
+  ctx.metric("coissue/best_gain", best);
+  ctx.metric("coissue/worst_gain", worst);
+  ctx.extra()["view"] = "matrix";
+  ctx.extra()["classes"] = std::vector<std::string>(std::begin(kRefClasses), std::end(kRefClasses));
+  ctx.extra()["references"] = refs;
+  ctx.extra()["matrix"] = matrix;
+  ctx.extra()["matrix_meaning"] =
+      "row i, column j: throughput of i beside j over i alone plus j beside i over j alone (2: full co-issue, "
+      "1: the two take turns; the diagonal is a stream beside itself)";
+  ctx.extra()["backpressure"] = pressure;
+  ctx.extra()["backpressure_meaning"] =
+      "row i, column j: one warp of i, cycles per step of each of its 4 chains beside 16 warps saturating j, over alone";
+  nlohmann::json detail = nlohmann::json::object();
+  for (const auto& [c, r] : rows) detail[c] = r.verdicts;
+  ctx.extra()["verdicts"] = detail;
+  ctx.set_observed_sm_clock_mhz(clock_mhz(timings));
+}
+
+// The matrix as a derived record, the form the report renders.
+void summarize_coissue(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    Record& d = sc.derive({{"view", std::string("matrix")}}, {r});
+    for (const Metric& m : r->metrics) sc.add_metric(d, m.name, m.stats);
+    for (const char* key : {"view", "classes", "references", "matrix", "matrix_meaning", "backpressure", "backpressure_meaning"})
+      d.extra[key] = r->extra[key];
+  }
+}
+
+ProbeSpec coissue_spec() {
+  ProbeSpec s;
+  s.id = "pipes.coissue.matrix";
+  s.description = "co-issue matrix over pipe classes (mixed throughput over each stream alone) and back-pressure";
+  [&]<class... R>(std::tuple<R...>*) {
+    (s.sass.push_back(interference_spec<R>().sass[0]), ...);
+  }(static_cast<PipeRefs*>(nullptr));
+  s.needs.min_cc = 0;
+  s.metrics = {{"coissue/best_gain", "ratio", "largest off-diagonal cell (2: two pipes fully overlap)"},
+               {"coissue/worst_gain", "ratio", "smallest off-diagonal cell (1: they take turns)"}};
+  s.run = run_coissue;
+  s.summarize = summarize_coissue;
+  s.time_cap_s = 20;
+  s.quick_time_cap_s = 10;
+  return s;
+}
+GD_REGISTER_PROBE(coissue_spec());
+
+[[maybe_unused]] const bool registered = [] {
+  alu_catalog::for_each_variant(
+      [](auto* row) { ProbeRegistration{interference_spec<std::remove_pointer_t<decltype(row)>>()}; });
+  return true;
+}();
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,327 @@
+// Warp scheduling: a dependent FFMA chain's cycles per iteration as warps per SM grow (where
+// latency hiding starts), warp-to-scheduler binding by %warpid, single-warp issue rate, dual
+// issue within one warp, and BAR.SYNC cost: how many warps a kernel needs, and where.
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../compute/alu_streams.cuh"
+#include "analysis/fit.hpp"
+#include "core/registry.hpp"
+
+namespace gd {
+namespace {
+
+using alu_catalog::Ffma;
+using alu_catalog::Lop3;
+
+// --- dependent chain vs warps per SM (the catalog's FFMA stream kernel) ----------------------
+void run_chain_warps(ProbeContext& ctx) {
+  const int ilp = int(ctx.int_param("ilp"));
+  const int warps = int(ctx.int_param("warps_per_sm"));
+  const int bps = warps > 32 ? 2 : 1;
+  if (warps % bps) ctx.skip("odd warp counts above one block are not split");
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.time_cap_s = 0.3;
+  const auto r = alu_streams::measure_stream_rate<Ffma>(ctx, ilp, warps, 40000, policy, bps);
+  ctx.set_observed_sm_clock_mhz(r.clock_mhz);
+  ctx.metric("throughput/per_clk_per_sm", r.rate);
+  // Each thread runs ilp chains: one iteration of a chain per warps * 32 * ilp results.
+  ctx.metric("chain/cycles_per_iteration", warps * 32.0 * ilp / r.rate.median);
+  ctx.metric("issue/instr_per_clk_per_sm", r.rate.median / 32);
+}
+
+void summarize_chain_warps(SummaryContext& sc) {
+  for (std::int64_t ilp : {1, 8}) {
+    std::vector<std::pair<double, const Record*>> pts;
+    for (const Record* r : sc.ok_records({{"ilp", ilp}}))
+      if (r->metric("chain/cycles_per_iteration"))
+        pts.push_back({double(std::get<std::int64_t>(*find_param(r->params, "warps_per_sm"))), r});
+    if (pts.empty()) continue;
+    std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const double base = pts.front().second->metric("chain/cycles_per_iteration")->stats.median;
+    std::vector<double> x, y;
+    std::vector<const Record*> src;
+    nlohmann::json curve = nlohmann::json::array();
+    for (const auto& [w, r] : pts) {
+      const double c = r->metric("chain/cycles_per_iteration")->stats.median;
+      x.push_back(w);
+      y.push_back(r->metric("throughput/per_clk_per_sm")->stats.median);
+      src.push_back(r);
+      curve.push_back({{"warps_per_sm", w}, {"cycles_per_iteration", c}});
+    }
+    // The largest warp count before which every warp still ran at the single-warp pace.
+    double hidden_up_to = pts.front().first;
+    for (const auto& [w, r] : pts) {
+      if (r->metric("chain/cycles_per_iteration")->stats.median > 1.1 * base) break;
+      hidden_up_to = w;
+    }
+    const Knee k = find_knee(x, y);
+    Record& d = sc.derive({{"ilp", ilp}, {"warps_per_sm", std::string("summary")}}, src);
+    sc.add_metric(d, "chain/flat_up_to_warps", single_value(hidden_up_to));
+    sc.add_metric(d, "chain/saturation_warps", single_value(k.x));
+    sc.add_metric(d, "chain/single_warp_cycles", single_value(base));
+    d.extra["curve"] = curve;
+    d.extra["meaning"] = "flat_up_to_warps: each warp keeps its single-warp pace up to here (the latency is hidden "
+                         "by the other schedulers and warps); saturation_warps: 95 % of the best rate";
+  }
+}
+
+ProbeSpec chain_warps_spec() {
+  ProbeSpec s;
+  s.id = "pipes.sched.ffma_chain_warps";
+  s.description = "dependent FFMA chains: cycles per iteration and rate as warps per SM grow (ilp 1 and 8)";
+  s.axes = {std::move(Axis::list("ilp", {1, 8})).quick({1}),
+            std::move(Axis::list("warps_per_sm", {1, 2, 3, 4, 5, 6, 8, 12, 16, 20, 24, 32, 48, 64})).quick({1, 4, 5, 16, 32})};
+  for (int ilp : {1, 8})
+    s.sass.push_back(expect_sass(std::string("*alu_stream_kernel<*::Ffma, ") + std::to_string(ilp) + ">*",
+                                 SassRegion::Clocked, {{"FFMA", alu_streams::stream_steps_per_trip<Ffma>(ilp), -1}}));
+  s.metrics = {{"throughput/per_clk_per_sm", "FFMA/clk/SM", "FFMA results per clock per SM"},
+               {"chain/cycles_per_iteration", "cycles", "cycles per dependent FFMA of one chain"},
+               {"issue/instr_per_clk_per_sm", "instr/clk/SM", "warp-instructions issued per clock per SM"},
+               {"chain/flat_up_to_warps", "warps", "largest warp count keeping the single-warp pace (within 10 %)"},
+               {"chain/saturation_warps", "warps", "fewest warps reaching 95 % of the best rate"},
+               {"chain/single_warp_cycles", "cycles", "one warp's cycles per iteration"}};
+  s.run = run_chain_warps;
+  s.summarize = summarize_chain_warps;
+  s.time_cap_s = 6;
+  s.quick_time_cap_s = 2;
+  return s;
+}
+GD_REGISTER_PROBE(chain_warps_spec());
+
+// --- binding: which warps share a scheduler -----------------------------------------------------
+// Each warp runs 4 independent FFMA chains, enough to fill its scheduler's issue slot alone: two
+// warps on one scheduler each take twice as long. Records each warp's %warpid and cycles.
+struct WarpRecord {
+  RegionTiming t;
+  unsigned warpid;
+};
+
+__global__ void warp_binding_kernel(float* out, WarpRecord* rec, float a, float b, int trips) {
+  float x[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) x[k] = a * float(threadIdx.x + k);
+  __syncthreads();
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int i = 0; i < trips; ++i) {
+#pragma unroll
+    for (int j = 0; j < 64; ++j) {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) x[k] = ptx::ffma(x[k], a, b);
+    }
+  }
+  const RegionTiming t = clock.end();
+  unsigned wid;
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(wid));
+  const float sum = x[0] + x[1] + x[2] + x[3];
+  if (sum == b) out[1] = sum;
+  if (threadIdx.x % 32 == 0) rec[blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32] = {t, wid};
+  if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = sum;
+}
+
+void run_binding(ProbeContext& ctx) {
+  const int warps = int(ctx.int_param("warps"));
+  const DeviceInfo& d = ctx.device();
+  if (warps * 32 > d.max_threads_per_block) ctx.skip("block larger than the device allows");
+  std::mt19937 rng(std::random_device{}());
+  const float a = std::uniform_real_distribution<float>(0.5f, 0.99f)(rng), b = 0.25f;
+  DeviceBuffer<float> out(2);
+  DeviceBuffer<WarpRecord> rec(std::size_t(d.sm_count) * warps);
+  std::vector<WarpRecord> last;
+  const auto sample = [&] {
+    launch(ctx, warp_binding_kernel, {unsigned(d.sm_count), unsigned(warps * 32)}, out.get(), rec.get(), a, b, 64);
+    GD_CUDA_CHECK_LAUNCH();
+    last = rec.to_host();
+    // Per block: does "shares warpid mod 4 with another warp" predict the slow warps?
+    int blocks_consistent = 0;
+    for (int blk = 0; blk < d.sm_count; ++blk) {
+      std::map<unsigned, int> per_sched;
+      for (int w = 0; w < warps; ++w) ++per_sched[last[blk * warps + w].warpid % 4];
+      long long lone = 0;  // the slowest warp alone on its scheduler
+      for (int w = 0; w < warps; ++w) {
+        const auto& r = last[blk * warps + w];
+        if (per_sched[r.warpid % 4] == 1) lone = std::max(lone, r.t.cycles);
+      }
+      bool ok = true;
+      for (int w = 0; w < warps; ++w) {
+        const auto& r = last[blk * warps + w];
+        const bool slow = double(r.t.cycles) > 1.5 * double(lone ? lone : r.t.cycles);
+        if (lone && slow != (per_sched[r.warpid % 4] > 1)) ok = false;
+      }
+      blocks_consistent += ok;
+    }
+    return 100.0 * blocks_consistent / d.sm_count;
+  };
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.time_cap_s = 0.3;
+  const Summary s = ctx.measure(sample, policy).summary;
+  ctx.metric("binding/blocks_consistent_percent", s);
+  nlohmann::json block0 = nlohmann::json::array();
+  for (int w = 0; w < warps; ++w) block0.push_back({{"warp", w}, {"warpid", last[w].warpid}, {"cycles", last[w].t.cycles}});
+  ctx.extra()["block0"] = block0;
+  ctx.extra()["rule_tested"] = "warps with equal %warpid mod 4 share a scheduler: those sharing one run slower than "
+                               "1.5x the lone ones, and only those";
+  std::vector<RegionTiming> all;
+  for (const auto& r : last) all.push_back(r.t);
+  ctx.set_observed_sm_clock_mhz(clock_mhz(all));
+}
+
+ProbeSpec binding_spec() {
+  ProbeSpec s;
+  s.id = "pipes.sched.warp_binding";
+  s.description = "warp-to-scheduler binding: per-warp time of issue-bound FFMA warps against %warpid mod 4";
+  s.axes = {std::move(Axis::list("warps", {5, 6, 8})).quick({5})};
+  s.sass = {expect_sass("*warp_binding_kernel*", SassRegion::Clocked, {{"FFMA", 256, -1}})};
+  s.metrics = {{"binding/blocks_consistent_percent", "%", "blocks whose slow warps are exactly those sharing warpid mod 4"}};
+  s.run = run_binding;
+  s.time_cap_s = 2;
+  s.quick_time_cap_s = 1;
+  return s;
+}
+GD_REGISTER_PROBE(binding_spec());
+
+// --- dual issue: an FFMA and a LOP3 stream interleaved in one warp ------------------------------
+// Mode: 1 FFMA only, 2 LOP3 only, 3 both (a template argument: a run-time mode would branch per step).
+template <int Mode>
+__global__ void dual_stream_kernel(float* out, RegionTiming* timing, const float* fx, const uint32_t* ix, float a,
+                                   float b, uint32_t ia, uint32_t ib, int trips) {
+  float f[4];
+  uint32_t u[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    f[k] = fx[threadIdx.x % 32 * 4 + k];
+    u[k] = ix[threadIdx.x % 32 * 4 + k];
+  }
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int i = 0; i < trips; ++i) {
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        if constexpr ((Mode & 1) != 0) f[k] = ptx::ffma(f[k], a, b);
+        if constexpr ((Mode & 2) != 0) u[k] = ptx::lop3_xor3(u[k], ia, ib);
+      }
+    }
+  }
+  const RegionTiming t = clock.end();
+  const float s = f[0] + f[1] + f[2] + f[3] + float(u[0] ^ u[1] ^ u[2] ^ u[3]);
+  if (s == b || threadIdx.x == 0) out[threadIdx.x == 0 ? 0 : 1] = s;
+  if (threadIdx.x == 0) timing[0] = t;
+}
+
+void run_dual_issue(ProbeContext& ctx) {
+  std::mt19937 rng(std::random_device{}());
+  std::vector<float> fx(128);
+  std::vector<uint32_t> ix(128);
+  for (auto& v : fx) v = std::uniform_real_distribution<float>(0.5f, 1)(rng);
+  for (auto& v : ix) v = rng();
+  DeviceBuffer<float> f(128), out(2);
+  DeviceBuffer<uint32_t> i(128);
+  f.from_host(fx);
+  i.from_host(ix);
+  DeviceBuffer<RegionTiming> timing(1);
+  constexpr int kTrips = 256;
+  std::vector<RegionTiming> all;
+  const auto rate = [&](int mode) {
+    const auto kernel = mode == 1 ? dual_stream_kernel<1> : mode == 2 ? dual_stream_kernel<2> : dual_stream_kernel<3>;
+    launch(ctx, kernel, {1, 32}, out.get(), timing.get(), f.get(), i.get(), 0.75f, 0.125f, uint32_t(rng()),
+           uint32_t(rng()), kTrips);
+    GD_CUDA_CHECK_LAUNCH();
+    const RegionTiming t = timing.to_host()[0];
+    all.push_back(t);
+    const double instr = double(kTrips) * 32 * 4 * ((mode & 1) + ((mode >> 1) & 1));
+    return instr / double(t.cycles);
+  };
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.time_cap_s = 0.3;
+  const double ffma = ctx.measure([&] { return rate(1); }, policy).summary.median;
+  const double lop3 = ctx.measure([&] { return rate(2); }, policy).summary.median;
+  const double both = ctx.measure([&] { return rate(3); }, policy).summary.median;
+  ctx.metric("issue/ffma_only_instr_per_clk", ffma);
+  ctx.metric("issue/lop3_only_instr_per_clk", lop3);
+  ctx.metric("issue/interleaved_instr_per_clk", both);
+  ctx.extra()["dual_issue"] = both > 1.05 ? "yes: one warp issued more than one instruction per clock"
+                                          : "no: one warp issues at most one instruction per clock";
+  ctx.set_observed_sm_clock_mhz(clock_mhz(all));
+}
+
+ProbeSpec dual_issue_spec() {
+  ProbeSpec s;
+  s.id = "pipes.sched.dual_issue";
+  s.description = "single-warp issue rate: FFMA alone, LOP3 alone, and both streams interleaved in one warp";
+  s.sass = {expect_sass("*dual_stream_kernel<1>*", SassRegion::Clocked, {{"FFMA", 128, -1}}),
+            expect_sass("*dual_stream_kernel<2>*", SassRegion::Clocked, {{"LOP3.LUT", 128, -1}}),
+            expect_sass("*dual_stream_kernel<3>*", SassRegion::Clocked, {{"FFMA", 128, -1}, {"LOP3.LUT", 128, -1}})};
+  s.metrics = {{"issue/ffma_only_instr_per_clk", "instr/clk", "one warp, 4 FFMA chains"},
+               {"issue/lop3_only_instr_per_clk", "instr/clk", "one warp, 4 LOP3 chains"},
+               {"issue/interleaved_instr_per_clk", "instr/clk", "one warp, both (above 1: dual issue)"}};
+  s.run = run_dual_issue;
+  s.time_cap_s = 2;
+  s.quick_time_cap_s = 1;
+  return s;
+}
+GD_REGISTER_PROBE(dual_issue_spec());
+
+// --- BAR.SYNC cost against the number of warps it synchronizes ---------------------------------
+__global__ void barrier_kernel(RegionTiming* timing, int trips) {
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int i = 0; i < trips; ++i) {
+#pragma unroll
+    for (int j = 0; j < 32; ++j) __syncthreads();
+  }
+  const RegionTiming t = clock.end();
+  if (threadIdx.x == 0) timing[blockIdx.x] = t;
+}
+
+void run_barrier(ProbeContext& ctx) {
+  const int warps = int(ctx.int_param("warps"));
+  if (warps * 32 > ctx.device().max_threads_per_block) ctx.skip("block larger than the device allows");
+  DeviceBuffer<RegionTiming> timing(1);
+  std::vector<RegionTiming> all;
+  const auto cost = [&](int trips) {
+    launch(ctx, barrier_kernel, {1, unsigned(warps * 32)}, timing.get(), trips);
+    GD_CUDA_CHECK_LAUNCH();
+    const RegionTiming t = timing.to_host()[0];
+    all.push_back(t);
+    return t;
+  };
+  // The slope over two trip counts: clock reads and loop entry fall out.
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.time_cap_s = 0.3;
+  const Summary s = ctx.measure([&] {
+    const double c1 = double(cost(16).cycles), c2 = double(cost(48).cycles);
+    return (c2 - c1) / (32.0 * 32);
+  }, policy).summary;
+  ctx.metric("barrier/cycles", s);
+  ctx.set_observed_sm_clock_mhz(clock_mhz(all));
+}
+
+ProbeSpec barrier_spec() {
+  ProbeSpec s;
+  s.id = "pipes.sched.bar_sync";
+  s.description = "BAR.SYNC (__syncthreads) cycles per barrier for 1 to 32 warps in the block";
+  s.axes = {std::move(Axis::list("warps", {1, 2, 4, 8, 16, 32})).quick({1, 32})};
+  s.sass = {expect_sass("*barrier_kernel*", SassRegion::Clocked, {{"BAR.SYNC", 32, -1}})};
+  s.metrics = {{"barrier/cycles", "cycles", "per barrier, slope over loop trips"}};
+  s.run = run_barrier;
+  s.time_cap_s = 2;
+  s.quick_time_cap_s = 1;
+  return s;
+}
+GD_REGISTER_PROBE(barrier_spec());
+
+}  // namespace
+}  // namespace gd
