@@ -294,10 +294,12 @@ GD_ALU_VARIANT(MatchAny, "match_any", uint32_t, bits32, kExact, AnyCc, "pair: MA
                ptx::match_any_add(x, a), {"MATCH.ANY"});
 GD_ALU_VARIANT(ReduxAdd, "redux_add", uint32_t, bits32, kExact, AnyCc,
                "REDUX.SUM (into a uniform register) + MOV back + LOP3 (xor a)", ptx::redux_add(x) ^ a, {"REDUX.SUM"});
-GD_ALU_VARIANT(SrWarpid, "sreg_warpid", uint32_t, zero_mask, kExact, AnyCc,
+// sm_80 hoists the %warpid read out of the chain (one S2R for the whole loop) and reads %smid
+// through S2R, not the uniform datapath: both rows measure what they name from sm_90 on.
+GD_ALU_VARIANT(SrWarpid, "sreg_warpid", uint32_t, zero_mask, kExact, FromSm90,
                "S2R SR_VIRTID (%warpid) + SHF + SGXT to extract the field, used by LOP3 + IADD3",
                ptx::sreg_warpid_add(x, a, b), {"S2R"}, {"SGXT.U32"});
-GD_ALU_VARIANT(SrSmid, "sreg_smid_s2ur", uint32_t, zero_mask, kExact, AnyCc,
+GD_ALU_VARIANT(SrSmid, "sreg_smid_s2ur", uint32_t, zero_mask, kExact, FromSm90,
                "S2UR SR_SMID: the uniform datapath (%smid is warp-uniform), used by LOP3 + IADD3",
                ptx::sreg_smid_add(x, a, b), {"S2UR"});
 GD_ALU_VARIANT(HmmaAcc, "mma_f16_f32", float, unit<float>, (Tolerance{1e-2, 0}), AnyCc,

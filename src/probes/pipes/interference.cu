@@ -309,7 +309,9 @@ ProbeSpec coissue_spec() {
   [&]<class... R>(std::tuple<R...>*) {
     (s.sass.push_back(interference_spec<R>().sass[0]), ...);
   }(static_cast<PipeRefs*>(nullptr));
-  s.needs.min_cc = 0;
+  // The uniform-datapath reference (S2UR %smid) is what sm_90 and later compile; sm_80 reads
+  // %smid through S2R, so the matrix's "uniform" class exists from sm_90 on.
+  s.needs.min_cc = 90;
   s.metrics = {{"coissue/best_gain", "ratio", "largest off-diagonal cell (2: two pipes fully overlap)"},
                {"coissue/worst_gain", "ratio", "smallest off-diagonal cell (1: they take turns)"}};
   s.run = run_coissue;

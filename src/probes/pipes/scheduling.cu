@@ -273,7 +273,7 @@ ProbeSpec dual_issue_spec() {
 GD_REGISTER_PROBE(dual_issue_spec());
 
 // --- BAR.SYNC cost against the number of warps it synchronizes ---------------------------------
-__global__ void barrier_kernel(RegionTiming* timing, int trips) {
+__global__ void bar_sync_kernel(RegionTiming* timing, int trips) {
   RegionClock clock;
   clock.begin();
 #pragma unroll 1
@@ -291,7 +291,7 @@ void run_barrier(ProbeContext& ctx) {
   DeviceBuffer<RegionTiming> timing(1);
   std::vector<RegionTiming> all;
   const auto cost = [&](int trips) {
-    launch(ctx, barrier_kernel, {1, unsigned(warps * 32)}, timing.get(), trips);
+    launch(ctx, bar_sync_kernel, {1, unsigned(warps * 32)}, timing.get(), trips);
     GD_CUDA_CHECK_LAUNCH();
     const RegionTiming t = timing.to_host()[0];
     all.push_back(t);
@@ -314,7 +314,7 @@ ProbeSpec barrier_spec() {
   s.id = "pipes.sched.bar_sync";
   s.description = "BAR.SYNC (__syncthreads) cycles per barrier for 1 to 32 warps in the block";
   s.axes = {std::move(Axis::list("warps", {1, 2, 4, 8, 16, 32})).quick({1, 32})};
-  s.sass = {expect_sass("*barrier_kernel*", SassRegion::Clocked, {{"BAR.SYNC", 32, -1}})};
+  s.sass = {expect_sass("*bar_sync_kernel*", SassRegion::Clocked, {{"BAR.SYNC", 32, -1}})};
   s.metrics = {{"barrier/cycles", "cycles", "per barrier, slope over loop trips"}};
   s.run = run_barrier;
   s.time_cap_s = 2;

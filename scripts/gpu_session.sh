@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# One GPU session's worth of checks in one command, each step under its own time limit so the
+# whole fits a lease (a killed step keeps its finished records: runs are journalled):
+#   full suite run (the dataset) -> quick run -> `run --ncu` of the pipe probes -> `--devices all`
+#   (when there are several GPUs) -> compute-sanitizer over a few probes.
+# Uses a carried binary (GPUDISSECT_CARRIED_BUILD, checked fresh by scripts/gpu_check.sh's rule)
+# or build/gpudissect. Everything lands in $OUT/session.tgz plus $OUT/summary.txt.
+#
+#   scripts/gpu_session.sh [FULL_S QUICK_S NCU_S DEVICES_S SANITIZE_S]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/results/gpu_session}
+bin=${GPUDISSECT_CARRIED_BUILD:-$root/build}/gpudissect
+full_s=${1:-330} quick_s=${2:-60} ncu_s=${3:-120} devices_s=${4:-60} sanitize_s=${5:-60}
+work=$out/session
+mkdir -p "$work"
+summary=$out/summary.txt
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+built=$("$bin" --version 2>/dev/null | sed -n 's/^source sha256 //p')
+tree=$("$root/scripts/source_hash.sh" "$root")
+[[ -n $built && $built == "$tree" ]] || { note "binary $bin is not built from this tree ($built vs $tree)"; exit 1; }
+note "binary: $("$bin" --version | head -1), sources ${tree:0:12}"
+"$bin" info >"$work/info.txt" 2>&1
+nvidia-smi --query-gpu=index,name,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv >>"$work/info.txt" 2>&1
+
+# step NAME SECONDS ARGS...: a gpudissect command under a time limit, its output in NAME.log.
+step() {
+  local name=$1 limit=$2 t0=$SECONDS rc
+  shift 2
+  timeout --signal=INT --kill-after=20 "$limit" "$bin" "$@" >"$work/$name.log" 2>&1
+  rc=$?
+  note "$(printf '%-9s rc=%-3s %4s s  %s' "$name" "$rc" "$((SECONDS - t0))" "$(grep -hE '^[0-9]+ ok' "$work/$name.log" | tail -1)")"
+}
+
+step verify 120 verify --arch sm_90a
+step full "$full_s" run --no-progress --out "$work/full"
+step quick "$quick_s" run --quick --no-progress --out "$work/quick"
+step ncu "$ncu_s" run --ncu --quick --no-progress --filter 'pipes.interference.*' --out "$work/ncu"
+if (($(nvidia-smi -L | wc -l) > 1)); then
+  step devices "$devices_s" run --devices all --quick --no-progress --filter latency.alu.ffma \
+    --filter memory.bandwidth.dram --filter 'links.peer.*' --out "$work/devices"
+fi
+if [[ -x $root/scripts/sanitize.sh ]]; then
+  t0=$SECONDS
+  timeout --kill-after=20 "$sanitize_s" "$root/scripts/sanitize.sh" --exe "$bin" --out "$work/sanitize" -- \
+    --filter latency.alu.ffma --filter memory.bandwidth.dram --filter 'async.cp_async.cg16' >"$work/sanitize.log" 2>&1
+  note "sanitize  rc=$? $((SECONDS - t0)) s  $(tail -4 "$work/sanitize.log" | tr '\n' ' ')"
+fi
+for d in full quick ncu; do
+  for j in "$work/$d"/run-*.jsonl; do
+    [[ -f $j && ! -f ${j%.jsonl}.json ]] && "$bin" recover "$j" >>"$work/$d.log" 2>&1 && note "$d: recovered ${j##*/}"
+  done
+done
+find "$work" -name '*.ncu-rep' -delete; find "$work" -name child -type d -exec rm -rf {} + 2>/dev/null
+tar czf "$out/session.tgz" -C "$out" session
+ls -la "$out/session.tgz" | tee -a "$summary"
+cat "$summary"
