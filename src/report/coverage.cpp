@@ -31,6 +31,7 @@ std::vector<std::string> unknown_covers(const std::vector<const ProbeSpec*>& pro
 
 // Our value in the seed's unit where the two convert, else in ours.
 static std::string ours_text(const ItemValue& v, const std::string& seed_unit) {
+  if (!v.text.empty()) return v.text;
   if (auto f = unit_factor(v.unit, seed_unit)) return fmt_num(v.value * *f) + " " + seed_unit;
   return fmt_num(v.value) + " " + v.unit;
 }

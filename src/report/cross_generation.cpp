@@ -38,10 +38,9 @@ CrossTable cross_generation(const std::vector<RunDocument>& docs, const std::vec
       CrossCell cell;
       if (auto it = vals.find(id); it != vals.end()) {
         const ItemValue& v = it->second;
-        const auto f = unit_factor(v.unit, def->unit);
+        const auto f = v.text.empty() ? unit_factor(v.unit, def->unit) : std::nullopt;
         if (f) cell.value = v.value * *f;
-        cell.text = !v.as_written.empty() ? v.as_written
-                                          : (f ? fmt_num(*cell.value, 4) : fmt_num(v.value, 4) + " " + v.unit);
+        cell.text = !v.as_written.empty() || !v.text.empty() || !f ? v.display() : fmt_num(*cell.value, 4);
         if (v.as_written.empty()) cell.link = value_label(v);
         ++present;
       }

@@ -55,7 +55,7 @@ class Inputs {
     GuideInput in;
     in.name = name, in.source = src, in.found = v.has_value();
     if (v) {
-      in.value = fmt_num(v->value, 4) + " " + v->unit;
+      in.value = v->display();
       in.link = value_anchor(*v);
     }
     used_.push_back(in);

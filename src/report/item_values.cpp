@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "report/format.hpp"
 #include "report/seed_items.hpp"
 
 namespace gd {
@@ -20,11 +21,29 @@ static bool has_params(const Record& r, const Params& where) {
   });
 }
 
+static const std::string kExtraPrefix = "extra.";
+
+std::string ItemValue::display(int digits) const {
+  if (!text.empty()) return text;
+  if (!as_written.empty()) return as_written;
+  return fmt_num(value, digits) + " " + unit;
+}
+
 std::optional<ItemValue> metric_value(const RunDocument& doc, const std::string& probe, const std::string& metric,
                                       const Params& where) {
+  const bool from_extra = metric.rfind(kExtraPrefix, 0) == 0;
   for (const Record& r : doc.records) {
     if (r.status != Status::Ok || r.id != probe || !has_params(r, where)) continue;
-    if (const Metric* m = r.metric(metric)) return ItemValue{"", m->value(), m->unit, "", &r, metric};
+    if (from_extra) {
+      const auto f = r.extra.find(metric.substr(kExtraPrefix.size()));
+      if (f != r.extra.end() && f->is_string() && !f->get<std::string>().empty()) {
+        ItemValue v{"", 0, "", "", &r, metric};
+        v.text = f->get<std::string>();
+        return v;
+      }
+    } else if (const Metric* m = r.metric(metric)) {
+      return ItemValue{"", m->value(), m->unit, "", &r, metric};
+    }
   }
   return std::nullopt;
 }

@@ -20,6 +20,11 @@ struct ItemValue {
   std::string as_written;   // a reference's figure as the seed writes it ("~4", "24-32"); "" for a run
   const Record* record = nullptr;  // null: the run's device description (the driver's properties)
   std::string metric;
+  // A categorical answer ("which pipe"): a cover whose metric is "extra.<field>" reads the
+  // record's extra field (a string) here; value and unit are then unused.
+  std::string text;
+  // The value as a reader sees it: the text, the figure as written, or the number and unit.
+  std::string display(int digits = 4) const;
 };
 
 // True for a reference dataset (options.reference is set): the seeds' published values.
@@ -33,7 +38,8 @@ std::string chip_label(const RunDocument& doc);
 // reference, each record whose id is an item.
 std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::vector<const ProbeSpec*>& probes);
 
-// The value of one probe's metric on the first ok record whose params include `where`.
+// The value of one probe's metric on the first ok record whose params include `where`; a metric
+// named "extra.<field>" is the record's extra field as text (ItemValue::text).
 std::optional<ItemValue> metric_value(const RunDocument& doc, const std::string& probe, const std::string& metric,
                                       const Params& where = {});
 

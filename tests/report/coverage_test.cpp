@@ -54,6 +54,23 @@ TEST(Coverage, MeasuredItemsCarryOurValueInTheSeedsUnit) {
   EXPECT_EQ(total.measured + total.not_run + total.not_applicable + total.planned, total.items);
 }
 
+TEST(Coverage, ACategoricalItemReadsTheRecordsTextAnswer) {
+  // "Which pipe": a cover naming extra.<field> takes the derived record's text, not a metric.
+  const ProbeSpec pipes =
+      probe("pipes.interference.ffma", {{"pipes.map.ffma", "extra.pipe", {{"method", std::string("both")}}}});
+  Record raw = record("pipes.interference.ffma", {}, {metric("alone/per_clk_per_sm", "results/clk/SM", 120, 119, 121, 3)});
+  raw.extra["pipe"] = "not this one: the raw point";
+  Record both = record("pipes.interference.ffma", {{"method", std::string("both")}}, {});
+  both.extra["pipe"] = "fma+fmaheavy+fmalite (ncu's busiest pipes); interference: undetermined";
+  const RunDocument run = h200_run({raw, both});
+  const CoverageReport c = compute_coverage({&pipes}, &run);
+  EXPECT_EQ(item(c, "pipes.map.ffma").state, CoverageState::Measured);
+  EXPECT_EQ(item(c, "pipes.map.ffma").ours, "fma+fmaheavy+fmalite (ncu's busiest pipes); interference: undetermined");
+  both.extra.erase("pipe");  // a record without the field answers nothing
+  const RunDocument bare = h200_run({both});
+  EXPECT_EQ(item(compute_coverage({&pipes}, &bare), "pipes.map.ffma").state, CoverageState::NotRun);
+}
+
 TEST(Coverage, SkippedProbesAreNotApplicableWithTheirReasonAndUnselectedOnesNotRun) {
   const ProbeSpec ffma = probe("latency.alu.ffma", {{"latency.alu.ffma", "latency/cycles", {}}});
   const ProbeSpec chase = probe("memory.latency.chase", {{"memory.l1.latency", "latency/cycles", {{"level", "L1"}}}});
