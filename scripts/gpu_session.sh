@@ -2,7 +2,7 @@
 # One GPU session's worth of checks in one command, each step under its own time limit so the
 # whole fits a lease (a killed step keeps its finished records: runs are journalled):
 #   full suite run (the dataset) -> quick run -> `run --ncu` of the pipe probes -> `--devices all`
-#   (when there are several GPUs) -> compute-sanitizer over a few probes.
+#   (when there are several GPUs) -> compute-sanitizer over every category.
 # Uses a carried binary (GPUDISSECT_CARRIED_BUILD, checked fresh by scripts/gpu_check.sh's rule)
 # or build/gpudissect. Everything lands in $OUT/session.tgz plus $OUT/summary.txt.
 #
@@ -37,16 +37,18 @@ step() {
 step verify 120 verify --arch sm_90a
 step full "$full_s" run --no-progress --out "$work/full"
 step quick "$quick_s" run --quick --no-progress --out "$work/quick"
-step ncu "$ncu_s" run --ncu --quick --no-progress --filter 'pipes.interference.*' --out "$work/ncu"
+step ncu "$ncu_s" run --ncu --ncu-kernel alu_stream_kernel --quick --no-progress --filter 'pipes.interference.*' --out "$work/ncu"
 if (($(nvidia-smi -L | wc -l) > 1)); then
   step devices "$devices_s" run --devices all --quick --no-progress --filter latency.alu.ffma \
     --filter memory.bandwidth.dram --filter 'links.peer.*' --out "$work/devices"
 fi
 if [[ -x $root/scripts/sanitize.sh ]]; then
   t0=$SECONDS
-  timeout --kill-after=20 "$sanitize_s" "$root/scripts/sanitize.sh" --exe "$bin" --out "$work/sanitize" -- \
-    --filter latency.alu.ffma --filter memory.bandwidth.dram --filter 'async.cp_async.cg16' >"$work/sanitize.log" 2>&1
-  note "sanitize  rc=$? $((SECONDS - t0)) s  $(tail -4 "$work/sanitize.log" | tr '\n' ' ')"
+  # Every category under each tool, one process per category (SANITIZE_TOOLS picks the tools).
+  timeout --kill-after=20 "$sanitize_s" "$root/scripts/sanitize.sh" --exe "$bin" --out "$work/sanitize" \
+    --tools "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" >"$work/sanitize.log" 2>&1
+  note "sanitize  rc=$? $((SECONDS - t0)) s"
+  sed 's/^/  /' "$work/sanitize.log" >>"$summary"
 fi
 for d in full quick ncu; do
   for j in "$work/$d"/run-*.jsonl; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every probe in --quick mode under compute-sanitizer's memcheck, racecheck and synccheck
+# Runs every probe in --quick --single-sample mode (each point measured once: the tools slow
+# kernels a hundredfold) under compute-sanitizer's memcheck, racecheck and synccheck
 # (on a machine with a GPU) and prints one summary line per tool. Exits 1 when any tool reports
 # an error, 2 when compute-sanitizer or the binary is missing.
 #
@@ -27,21 +28,39 @@ sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/
 [[ -x $exe ]] || { echo "sanitize: no gpudissect binary at $exe (build first, or --exe FILE)" >&2; exit 2; }
 mkdir -p "$out"
 
+# Without RUN ARGS, one sanitizer process per category and tool: a category that outlasts the
+# caller's time limit loses only its own summary, and the lines say which categories finished.
+if ((${#run_args[@]})); then
+  selections=("")
+else
+  mapfile -t selections < <("$exe" list 2>/dev/null | awk '{split($1, p, "."); print p[1]}' | sort -u)
+  ((${#selections[@]})) || { echo "sanitize: '$exe list' named no probe" >&2; exit 2; }
+fi
+
 failed=0
 for tool in ${tools//,/ }; do
-  log=$out/$tool.log
   start=$SECONDS
-  "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 \
-    "$exe" run --quick --no-progress --out "$out/$tool" "${run_args[@]}" >"$log" 2>&1
-  rc=$?
-  # One ERROR SUMMARY per process the sanitizer followed (the run and each isolated probe).
-  errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | awk '{s += $3} END {print s + 0}')
-  processes=$(grep -c 'ERROR SUMMARY:' "$log")
-  records=$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)
-  printf '%-10s %s error(s) in %s process(es); run exit %s; %s; %ss; log %s\n' \
-    "$tool:" "$errors" "$processes" "$rc" "${records:-no run summary}" "$((SECONDS - start))" "$log"
-  if ((processes == 0)); then
-    echo "sanitize: $tool produced no summary: the tool did not run (see $log)" >&2
+  errors=0 processes=0 done_cats=() missing=()
+  for sel in "${selections[@]}"; do
+    name=${sel:-selected}
+    log=$out/$tool-$name.log
+    args=("${run_args[@]}")
+    [[ -n $sel ]] && args=(--category "$sel")
+    "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 \
+      "$exe" run --quick --single-sample --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
+    rc=$?
+    # One ERROR SUMMARY per process the sanitizer followed (the run and each isolated probe).
+    e=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | awk '{s += $3} END {print s + 0}')
+    p=$(grep -c 'ERROR SUMMARY:' "$log")
+    errors=$((errors + e)) processes=$((processes + p))
+    printf '  %-9s %-10s %s error(s) in %s process(es); run exit %s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
+      "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)"
+    if ((p == 0)); then missing+=("$name"); else done_cats+=("$name(rc=$rc,errors=$e)"); fi
+  done
+  printf '%-10s %s error(s) in %s process(es); %ss; finished: %s\n' "$tool:" "$errors" "$processes" \
+    "$((SECONDS - start))" "${done_cats[*]:-none}"
+  if ((${#missing[@]})); then
+    echo "sanitize: $tool produced no summary for: ${missing[*]} (the tool did not run or was cut off; see $out/$tool-*.log)" >&2
     failed=1
   fi
   ((errors > 0)) && failed=1

@@ -42,14 +42,17 @@ struct NcuRequest {
   std::string exe;                          // --ncu-exe; empty: core/ncu.hpp find_exe
   std::vector<std::string> extra_metrics;   // --ncu-metric, over the defaults and the probes' own
   std::string folder;                       // the profile, its CSV and ncu's log
+  std::string kernel_regex;                 // --ncu-kernel: profile only kernels matching it
 };
 // The metrics to collect: the defaults, each probe's ncu_metrics, then `extra`, once each.
 // Throws UserError on a malformed name.
 std::vector<std::string> ncu_metric_list(const std::vector<const ProbeSpec*>& probes,
                                          const std::vector<std::string>& extra);
 // ncu's command line for profiling `gpudissect run RUN_ARGS...`.
+// A non-empty kernel_regex profiles only the kernels whose (demangled) name matches it.
 std::vector<std::string> ncu_profile_command(const std::string& ncu_exe, const std::vector<std::string>& metrics,
-                                             const std::string& report_stem, const std::vector<std::string>& run_args);
+                                             const std::string& report_stem, const std::vector<std::string>& run_args,
+                                             const std::string& kernel_regex = "");
 // Runs the probes of `run_args` under ncu, parses the counters and hands them to the timing
 // run (ncu::set_counters). Returns what the run file records under options.ncu. Throws
 // UserError without ncu, Error when profiling fails or yields no counters.

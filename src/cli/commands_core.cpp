@@ -219,6 +219,7 @@ nlohmann::json sampling_json(const SamplingOverride& s) {
   if (s.max_noise > 0) j["max_noise"] = s.max_noise;
   if (s.min_time_s > 0) j["min_time_s"] = s.min_time_s;
   if (s.timeout_s > 0) j["timeout_s"] = s.timeout_s;
+  if (s.single_sample) j["single_sample"] = true;  // the numbers are one sample each: not a measurement
   return j;
 }
 
@@ -251,6 +252,7 @@ std::vector<std::string> forwarded_run_args(const RunArgs& a) {
   if (a.sampling.max_noise > 0) v.insert(v.end(), {"--max-noise", num(a.sampling.max_noise)});
   if (a.sampling.min_time_s > 0) v.insert(v.end(), {"--min-time", num(a.sampling.min_time_s)});
   if (a.sampling.timeout_s > 0) v.insert(v.end(), {"--timeout", num(a.sampling.timeout_s)});
+  if (a.sampling.single_sample) v.push_back("--single-sample");
   if (a.isolate_all) v.push_back("--isolate");
   if (a.isolate_none) v.push_back("--no-isolate");
   if (a.watchdog_s > 0) v.insert(v.end(), {"--watchdog", num(a.watchdog_s)});
@@ -348,8 +350,8 @@ int do_run_devices(const RunArgs& args) {
 int do_run(const RunArgs& args) {
   if (!args.devices.empty()) return do_run_devices(args);
   const auto probes = select_probes(Registry::global(), args.sel);  // bad filters fail before the GPU is touched
-  if (!args.ncu && (!args.ncu_req.exe.empty() || !args.ncu_req.extra_metrics.empty()))
-    throw UserError("--ncu-exe and --ncu-metric only apply with --ncu");
+  if (!args.ncu && (!args.ncu_req.exe.empty() || !args.ncu_req.extra_metrics.empty() || !args.ncu_req.kernel_regex.empty()))
+    throw UserError("--ncu-exe, --ncu-metric and --ncu-kernel only apply with --ncu");
   if (args.ncu && args.ncu_child) throw UserError("--ncu and --ncu-child exclude each other");
   if (args.ncu) {  // no ncu, or a bad metric name, fails before the GPU is touched
     (void)ncu::find_exe(args.ncu_req.exe);
@@ -454,6 +456,9 @@ void add_run(CLI::App& app, std::function<int()>& action) {
       ->check(CLI::Range(1e-6, 1e6));
   cmd->add_option("--timeout", args->sampling.timeout_s, "Time cap per probe in seconds (all its points), over its own")
       ->check(CLI::Range(1e-3, 1e6));
+  cmd->add_flag("--single-sample", args->sampling.single_sample,
+                "Measure every point once (no repetition, statistics of one): for tools that slow kernels down "
+                "a hundredfold, such as compute-sanitizer (scripts/sanitize.sh); the numbers are not a measurement");
   cmd->add_option("--out,-o", args->out, "Output directory for the run file, report and CSV")->capture_default_str();
   cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
   cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);
@@ -465,6 +470,9 @@ void add_run(CLI::App& app, std::function<int()>& action) {
                 "First profile the selected probes under Nsight Compute (ncu) and store its counters (per-pipe "
                 "instruction counts and the probes' own metrics) in each record's extra.ncu");
   cmd->add_option("--ncu-metric", args->ncu_req.extra_metrics, "With --ncu: collect this metric too (repeatable)");
+  cmd->add_option("--ncu-kernel", args->ncu_req.kernel_regex,
+                  "With --ncu: profile only kernels whose name matches this regular expression (ncu --kernel-name "
+                  "regex:); the other launches keep no counters");
   cmd->add_option("--ncu-exe", args->ncu_req.exe, "With --ncu: the ncu to run (default: $GPUDISSECT_NCU, PATH, CUDA_HOME)");
   cmd->add_flag("--ncu-child", args->ncu_child)->group("");  // the profiling pass itself
   auto* all = cmd->add_flag("--isolate", args->isolate_all,

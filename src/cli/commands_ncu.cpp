@@ -31,14 +31,18 @@ std::vector<std::string> ncu_metric_list(const std::vector<const ProbeSpec*>& pr
 }
 
 std::vector<std::string> ncu_profile_command(const std::string& ncu_exe, const std::vector<std::string>& metrics,
-                                             const std::string& report_stem, const std::vector<std::string>& run_args) {
+                                             const std::string& report_stem, const std::vector<std::string>& run_args,
+                                             const std::string& kernel_regex) {
   std::string list;
   for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
   // --clock-control none: ncu would otherwise lock the clocks to base for the profile, and
   // gpudissect never changes clocks.
   std::vector<std::string> argv = {ncu_exe, "--clock-control", "none", "--nvtx", "--target-processes", "all",
-                                   "--metrics", list, "--force-overwrite", "--export", report_stem,
-                                   self_exe_path(), "run"};
+                                   "--metrics", list, "--force-overwrite", "--export", report_stem};
+  // Each profiled launch costs about 0.15 s of replay: a probe whose interesting kernel is one
+  // of several (the pipes' stream kernel beside its pair kernels) profiles only that one.
+  if (!kernel_regex.empty()) argv.insert(argv.end(), {"--kernel-name", "regex:" + kernel_regex});
+  argv.insert(argv.end(), {self_exe_path(), "run"});
   argv.insert(argv.end(), run_args.begin(), run_args.end());
   return argv;
 }
@@ -54,7 +58,7 @@ nlohmann::json profile_with_ncu(const NcuRequest& req, const std::vector<const P
   std::vector<std::string> child = run_args;
   child.insert(child.end(), {"--ncu-child", "--out", child_out, "--db", child_out + "/child.db", "--no-progress"});
 
-  const auto profile = ncu_profile_command(exe, metrics, report, child);
+  const auto profile = ncu_profile_command(exe, metrics, report, child, req.kernel_regex);
   const int rc = run_program(profile, log);
   // The child exits 1 when one of its points failed or mismatched; the timing run reports that
   // itself. Anything else (ncu could not start, no counter permission, a crash) is an error.

@@ -204,7 +204,8 @@ bool is_isolated(const ProbeSpec& spec, const ExecuteOptions& opts) {
 }
 
 nlohmann::json sampling_to_json(const SamplingOverride& s) {
-  return {{"min_samples", s.min_samples}, {"max_noise", s.max_noise}, {"min_time_s", s.min_time_s}, {"timeout_s", s.timeout_s}};
+  return {{"min_samples", s.min_samples}, {"max_noise", s.max_noise},       {"min_time_s", s.min_time_s},
+          {"timeout_s", s.timeout_s},     {"single_sample", s.single_sample}};
 }
 
 SamplingOverride sampling_from_json(const nlohmann::json& j) {
@@ -213,6 +214,7 @@ SamplingOverride sampling_from_json(const nlohmann::json& j) {
   s.max_noise = j.at("max_noise").get<double>();
   s.min_time_s = j.at("min_time_s").get<double>();
   s.timeout_s = j.at("timeout_s").get<double>();
+  s.single_sample = j.value("single_sample", false);  // an isolated child of --single-sample or --ncu
   return s;
 }
 

@@ -27,7 +27,8 @@ struct IsolatedRun {
   }
 };
 
-IsolatedRun run(const std::vector<std::string>& filters, IsolateMode mode, double watchdog_s = 2) {
+IsolatedRun run(const std::vector<std::string>& filters, IsolateMode mode, double watchdog_s = 2,
+                SamplingOverride sampling = {}) {
   static const Registry reg = test_support::isolation_registry();
   DeviceInfo d;
   d.name = "Fake GPU";
@@ -36,6 +37,7 @@ IsolatedRun run(const std::vector<std::string>& filters, IsolateMode mode, doubl
   o.isolate = mode;
   o.child_command = {GPUDISSECT_TEST_CHILD};
   o.watchdog_s = watchdog_s;
+  o.sampling = sampling;
   IsolatedRun r;
   const auto t0 = std::chrono::steady_clock::now();
   r.summary = execute(plan(select_probes(reg, {filters, ""}), d), d, {&r.sink}, {}, o);
@@ -88,6 +90,20 @@ TEST(Isolation, RiskyProbesAreIsolatedByDefaultAndOnlyThey) {
   ASSERT_EQ(r.sink.records.size(), 6u);
   EXPECT_FALSE(r.at("t.ok", 1).extra.contains("isolated")) << "a probe not marked risky runs in process";
   expect_failed_from_second_point(r, "t.risky", "SIGABRT");
+}
+
+TEST(Isolation, TheChildKeepsTheRunsSamplingSingleSampleIncluded) {
+  SamplingOverride single;
+  single.single_sample = true;  // compute-sanitizer and ncu runs: isolated probes must obey it too
+  const IsolatedRun r = run({"t.sampled"}, IsolateMode::All, 5, single);
+  ASSERT_EQ(r.sink.records.size(), 3u);
+  for (const Record& rec : r.sink.records) {
+    ASSERT_EQ(rec.status, Status::Ok) << rec.reason;
+    EXPECT_EQ(rec.metric("value/x")->stats.n, 1u);
+  }
+  SamplingOverride twelve;
+  twelve.min_samples = 12;
+  EXPECT_EQ(run({"t.sampled"}, IsolateMode::All, 5, twelve).at("t.sampled", 1).metric("value/x")->stats.n, 12u);
 }
 
 TEST(ChildProcess, AChildThatCannotStartIsAFailureNotAHang) {

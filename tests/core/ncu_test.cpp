@@ -99,6 +99,12 @@ TEST(NcuCommand, NeverChangesClocksAndTagsLaunches) {
   EXPECT_EQ(argv.front(), "/opt/ncu");
   EXPECT_EQ(argv[argv.size() - 3], "run");
   EXPECT_EQ(argv.back(), "x");
+  EXPECT_EQ(at("--kernel-name"), argv.end()) << "every kernel by default";
+  const auto only = cli::ncu_profile_command("/opt/ncu", {"a.sum"}, "/tmp/p", {"--filter", "x"}, "alu_stream_kernel");
+  const auto k = std::find(only.begin(), only.end(), "--kernel-name");
+  ASSERT_NE(k, only.end());
+  EXPECT_EQ(*(k + 1), "regex:alu_stream_kernel");
+  EXPECT_LT(k - only.begin(), std::find(only.begin(), only.end(), "run") - only.begin()) << "an ncu option, not a run one";
 }
 
 TEST(NcuFindExe, ExplicitAndEnvironmentPathsMustBeExecutable) {

@@ -39,6 +39,15 @@ inline Registry isolation_registry() {
   risky.risky = true;
   r.add(risky);
   r.add(misbehaving_probe("t.after", nullptr));
+  // Asks for five samples: a child run under --single-sample must take one.
+  ProbeSpec sampled = misbehaving_probe("t.sampled", nullptr);
+  sampled.run = [](ProbeContext& ctx) {
+    RepeatPolicy policy;
+    policy.min_samples = 5;
+    ctx.metric("value/x", ctx.measure([] { return 1.0; }, policy).summary);
+    ctx.set_observed_sm_clock_mhz(1000);
+  };
+  r.add(sampled);
   return r;
 }
 
