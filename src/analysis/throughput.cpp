@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "core/stats.hpp"
 
@@ -99,7 +100,52 @@ std::string pipe_by_interference(const std::map<std::string, InterferenceVerdict
   return {};
 }
 
-CounterPipe pipe_by_counters(const std::map<std::string, double>& ncu_metrics) {
+namespace {
+// Literals, not std::string globals: probes call pipe_utilization_metrics() while registering,
+// during static initialisation, possibly before this file's globals are constructed.
+constexpr const char* kInstPrefix = "__inst_executed_pipe_";
+constexpr const char* kCyclesPrefix = "sm__pipe_";
+constexpr const char* kPct = ".avg.pct_of_peak_sustained_active";
+constexpr double kBusyWindow = 0.9;  // a pipe at >= 90 % of the busiest one's utilization is busy too
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active" -> "alu";
+// "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active" -> "shared"; else "".
+std::string utilization_pipe(const std::string& name) {
+  const std::string pct = kPct, inst = kInstPrefix, cycles = kCyclesPrefix, active = "_cycles_active";
+  if (!ends_with(name, pct)) return {};
+  const std::string stem = name.substr(0, name.size() - pct.size());
+  if (const auto at = stem.find(inst); at != std::string::npos) return stem.substr(at + inst.size());
+  if (stem.rfind(cycles, 0) == 0 && ends_with(stem, active))
+    return stem.substr(cycles.size(), stem.size() - cycles.size() - active.size());
+  return {};
+}
+
+CounterPipe by_utilization(const std::map<std::string, double>& ncu_metrics) {
+  CounterPipe out;
+  out.by_utilization = true;
+  for (const auto& [name, value] : ncu_metrics) {
+    const std::string pipe = utilization_pipe(name);
+    if (pipe.empty() || !std::isfinite(value)) continue;
+    out.utilization[pipe] = std::max(out.utilization[pipe], value);  // inst and cycles views of one pipe
+  }
+  double top = 0;
+  for (const auto& [pipe, u] : out.utilization)
+    if (u > top) {
+      top = u;
+      out.pipe = pipe;
+    }
+  if (top <= 0) return CounterPipe{{}, 0, {}, out.utilization, {}, true};
+  out.share = top;
+  for (const auto& [pipe, u] : out.utilization)
+    if (u >= kBusyWindow * top) out.busiest.push_back(pipe);
+  return out;
+}
+
+CounterPipe by_counts(const std::map<std::string, double>& ncu_metrics) {
   static const std::string kPrefix = "smsp__inst_executed_pipe_";
   std::map<std::string, double> raw;
   for (const auto& [name, value] : ncu_metrics) {
@@ -127,9 +173,28 @@ CounterPipe pipe_by_counters(const std::map<std::string, double>& ncu_metrics) {
       out.pipe = pipe;
     }
   }
-  if (out.pipe.empty() || top <= 0) return CounterPipe{{}, 0, raw};
+  if (out.pipe.empty() || top <= 0) return CounterPipe{{}, 0, raw, {}, {}, false};
   out.share = top / total;
+  out.busiest = {out.pipe};
   return out;
+}
+}  // namespace
+
+const std::vector<std::string>& pipe_utilization_metrics() {
+  static const std::vector<std::string> m = [] {
+    std::vector<std::string> v;
+    for (const char* p : {"adu", "alu", "cbu", "fma", "fmaheavy", "fmalite", "fp64", "lsu", "tensor", "uniform", "xu"})
+      v.push_back(std::string("sm") + kInstPrefix + p + kPct);
+    v.push_back(std::string(kCyclesPrefix) + "shared_cycles_active" + kPct);
+    return v;
+  }();
+  return m;
+}
+
+CounterPipe pipe_by_counters(const std::map<std::string, double>& ncu_metrics) {
+  const bool utilization = std::any_of(ncu_metrics.begin(), ncu_metrics.end(),
+                                       [](const auto& m) { return !utilization_pipe(m.first).empty(); });
+  return utilization ? by_utilization(ncu_metrics) : by_counts(ncu_metrics);
 }
 
 std::optional<CounterPipe> pipe_from_ncu(const nlohmann::json& extra, const std::string& kernel_part) {
@@ -148,21 +213,53 @@ std::optional<CounterPipe> pipe_from_ncu(const nlohmann::json& extra, const std:
 nlohmann::json describe_ncu_pipe(const nlohmann::json& extra, const std::string& kernel_part) {
   const auto p = pipe_from_ncu(extra, kernel_part);
   if (!p || p->pipe.empty()) return "ncu counters absent";
-  return {{"pipe", p->pipe}, {"class", class_of_counter_pipe(p->pipe)}, {"share", p->share}, {"counts", p->counts}};
+  nlohmann::json d = {{"pipe", p->pipe}, {"class", class_by_counters(*p)}, {"busiest", p->busiest}};
+  if (p->by_utilization) {
+    d["utilization_percent"] = p->utilization;
+    d["method"] = "busiest pipe against its own peak (ncu pct_of_peak_sustained_active)";
+  } else {
+    d["share"] = p->share;
+    d["counts"] = p->counts;
+    d["method"] = "most executed instructions (ncu inst_executed_pipe counts; no utilization metrics)";
+  }
+  return d;
 }
 
 const std::vector<std::string>& pipe_classes() {
-  static const std::vector<std::string> classes{"INT", "FP32", "FP64", "SFU", "LSU", "tensor", "conversion", "uniform"};
+  static const std::vector<std::string> classes{"INT", "FP32", "FMAheavy", "FP64", "SFU",
+                                                "LSU", "tensor", "conversion", "uniform"};
   return classes;
 }
 
+const std::vector<std::string>& counter_pipes_of_class(const std::string& cls) {
+  static const std::map<std::string, std::vector<std::string>> m{
+      {"INT", {"alu"}},           {"FP32", {"fma", "fmaheavy", "fmalite"}}, {"FMAheavy", {"fmaheavy"}},
+      {"FP64", {"fp64", "shared"}}, {"SFU", {"xu"}},                         {"LSU", {"lsu"}},
+      {"tensor", {"tensor", "shared"}}, {"conversion", {"xu"}},             {"uniform", {"uniform"}}};
+  static const std::vector<std::string> none;
+  const auto it = m.find(cls);
+  return it == m.end() ? none : it->second;
+}
+
 std::string class_of_counter_pipe(const std::string& pipe) {
-  static const std::map<std::string, std::string> m{{"alu", "INT"},     {"fma", "FP32"},    {"fmaheavy", "FP32"},
-                                                    {"fmalite", "FP32"}, {"fp16", "FP32"},   {"fp64", "FP64"},
-                                                    {"xu", "SFU"},       {"lsu", "LSU"},     {"tensor", "tensor"},
-                                                    {"uniform", "uniform"}};
-  const auto it = m.find(pipe);
-  return it == m.end() ? std::string() : it->second;
+  for (const std::string& cls : pipe_classes()) {
+    const auto& pipes = counter_pipes_of_class(cls);
+    if (std::find(pipes.begin(), pipes.end(), pipe) != pipes.end()) return cls;
+  }
+  if (pipe == "fp16") return "FP32";
+  return {};
+}
+
+std::string class_by_counters(const CounterPipe& c) {
+  for (const std::string& cls : pipe_classes())
+    if (pipe_methods_agree(cls, c)) return cls;
+  return {};
+}
+
+bool pipe_methods_agree(const std::string& interference_class, const CounterPipe& c) {
+  const auto& pipes = counter_pipes_of_class(interference_class);
+  return std::any_of(c.busiest.begin(), c.busiest.end(),
+                     [&](const std::string& p) { return std::find(pipes.begin(), pipes.end(), p) != pipes.end(); });
 }
 
 double coissue_gain(double x_rate_alone, double y_rate_alone, double x_rate_mixed, double y_rate_mixed) {

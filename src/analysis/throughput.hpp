@@ -56,29 +56,49 @@ InterferenceVerdict judge_interference(const InterferenceInput& in);
 std::string pipe_by_interference(const std::map<std::string, InterferenceVerdict>& by_class);
 
 // --- pipe assignment by Nsight Compute counters ------------------------------------------------
-// From a kernel's counters (ncu metric name -> value), the pipe whose
-// smsp__inst_executed_pipe_<pipe>[.sum] count is largest, with its share of all pipe counts.
-// The aggregate pipes that double-count (fp16 inside fma on some chips is kept; "fmaheavy"
-// and "fmalite" roll into "fma") are folded. Empty pipe when no pipe counter is present.
+// From a kernel's counters (ncu metric name -> value). With ncu's utilization metrics
+// (<unit>__inst_executed_pipe_<pipe>.avg.pct_of_peak_sustained_active and
+// sm__pipe_<pipe>_cycles_active.avg.pct_of_peak_sustained_active, see
+// pipe_utilization_metrics()) the pipe is the one busiest against its own peak: the pipe that
+// bounds the stream, which is what interference measures. A software sequence of 3 FFMA and one
+// MUFU is then bound by the SFU (xu at 100 %), not by its most frequent opcode. Without them it
+// falls back to the largest smsp__inst_executed_pipe_<pipe>[.sum] count, with its share of all
+// counts ("fmaheavy" and "fmalite" roll into "fma", tensor_op_* into "tensor").
 struct CounterPipe {
   std::string pipe;
-  double share = 0;
-  std::map<std::string, double> counts;  // per folded pipe
+  double share = 0;                              // count mode: the top count's share of all
+  std::map<std::string, double> counts;          // count mode: per folded pipe
+  std::map<std::string, double> utilization;     // utilization mode: percent of peak per pipe
+  std::vector<std::string> busiest;              // pipes within 10 % of the top (count mode: the top)
+  bool by_utilization = false;
 };
 CounterPipe pipe_by_counters(const std::map<std::string, double>& ncu_metrics);
+// The utilization metrics pipe_by_counters reads (for ProbeSpec::ncu_metrics).
+const std::vector<std::string>& pipe_utilization_metrics();
 
 // The same from a record's extra: extra.ncu = {"<kernel name>": {"<ncu metric>": value}}, as
 // `gpudissect run --ncu` stores it, taking the first kernel whose name contains `kernel_part`.
 // nullopt when the record has no such counters (the run was not under ncu).
 std::optional<CounterPipe> pipe_from_ncu(const nlohmann::json& extra, const std::string& kernel_part);
-// What a record says about the counters: {pipe, class, share, counts}, or the string
-// "ncu counters absent".
+// What a record says about the counters: {pipe, class, busiest, utilization or counts}, or the
+// string "ncu counters absent".
 nlohmann::json describe_ncu_pipe(const nlohmann::json& extra, const std::string& kernel_part);
 
-// The pipe classes of the co-issue matrix, and which class a counter pipe name belongs to
-// ("alu" -> "INT", "fma" -> "FP32", ...); "" for a pipe outside the classes.
+// The pipe classes of the co-issue matrix and interference (in tie-break order), the class a
+// counter pipe belongs to ("alu" -> "INT", "fma" -> "FP32", ...; "" outside the classes), and
+// the counter pipes a class's reference executes on. Hopper's "shared pipe" (ncu's
+// sm__pipe_shared_cycles_active) is the one FP64 and the tensor cores both use, so the FP64 and
+// tensor classes both include it; each reference row checks its own counters against this
+// table (interference_reference_check).
 const std::vector<std::string>& pipe_classes();
 std::string class_of_counter_pipe(const std::string& pipe);
+const std::vector<std::string>& counter_pipes_of_class(const std::string& cls);
+// The class ncu's counters name: the first class in pipe_classes() whose pipes include one of
+// the busiest; "" when none does.
+std::string class_by_counters(const CounterPipe& c);
+// Interference's class and the counters agree when one of the busiest pipes is a pipe of that
+// class (an FMA-heavy row collides with IMAD while ncu finds fma, fmaheavy and fmalite all busy).
+bool pipe_methods_agree(const std::string& interference_class, const CounterPipe& c);
 
 // Mixed throughput over the best single stream: (x_work + y_work) / mixed_time divided by
 // max(x_work / x_time, y_work / y_time), with work in issue slots and both run on the same

@@ -183,6 +183,21 @@ __host__ __device__ __forceinline__ float hmma_acc(float x, float a, float b) {
                       return d[0];)
 }
 
+// mma.sync m16n8k8 f16 x f16 + f16 with the accumulator as the whole chain value: C and D are
+// the same two registers (x's halves), so the stream is HMMA alone. The row's operand set-up
+// makes B zero, so D = C exactly and the host model is the identity; the tensor pipe still does
+// the whole MMA. (The f32-accumulate row above must copy one float into four C registers: 1.8
+// IMAD.MOV per HMMA, which loads the FMA-heavy pipe and spoils it as a pure tensor reference.)
+__host__ __device__ __forceinline__ unsigned long long hmma_f16_acc(unsigned long long x, unsigned long long a,
+                                                                    unsigned long long b) {
+  GD_PTXI_HOST_ONLY(return b == 0 ? x : ~x;)  // no host model for B != 0: fails the check
+  GD_PTXI_DEVICE_ONLY(uint32_t d0 = uint32_t(x), d1 = uint32_t(x >> 32);
+                      asm volatile("mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%0, %1}, {%2, %3}, {%4}, {%0, %1};"
+                                   : "+r"(d0), "+r"(d1)
+                                   : "r"(uint32_t(a)), "r"(uint32_t(a >> 32)), "r"(uint32_t(b)));
+                      return (static_cast<unsigned long long>(d1) << 32) | d0;)
+}
+
 #undef GD_PTXI_DEVICE_ONLY
 #undef GD_PTXI_HOST_ONLY
 

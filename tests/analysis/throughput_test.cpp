@@ -93,6 +93,70 @@ TEST(PipeByCounters, DominantPipeWithFoldedParts) {
   EXPECT_EQ(t.pipe, "tensor");
   EXPECT_EQ(pipe_by_counters({{"sm__cycles_elapsed.avg", 5}}).pipe, "");
   EXPECT_EQ(class_of_counter_pipe("cbu"), "");
+  EXPECT_EQ(p.busiest, std::vector<std::string>{"fma"}) << "count mode names one pipe";
+  EXPECT_FALSE(p.by_utilization);
+}
+
+std::map<std::string, double> utilization(std::initializer_list<std::pair<const char*, double>> pipes) {
+  std::map<std::string, double> m{{"sm__cycles_elapsed.avg", 1e6}};
+  for (const auto& [pipe, pct] : pipes)
+    m[pipe == std::string("shared") ? "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active"
+                                    : std::string("sm__inst_executed_pipe_") + pipe + ".avg.pct_of_peak_sustained_active"] = pct;
+  return m;
+}
+
+// Probes ask for these while they register, during static initialisation, as this does: a name
+// assembled from throughput.cpp's own std::string globals came out as "smadu" on the GPU once.
+const std::vector<std::string> kMetricsAtStartup = pipe_utilization_metrics();
+
+TEST(PipeByCounters, UtilizationMetricsAreWellFormedEvenDuringStaticInitialisation) {
+  ASSERT_EQ(kMetricsAtStartup.size(), pipe_utilization_metrics().size());
+  for (const std::string& m : kMetricsAtStartup) {
+    EXPECT_EQ(m.rfind("sm__", 0), 0u) << m;
+    EXPECT_NE(m.find(".avg.pct_of_peak_sustained_active"), std::string::npos) << m;
+    EXPECT_EQ(pipe_by_counters({{m, 50}}).pipe.empty(), false) << m << " must name a pipe pipe_by_counters reads";
+  }
+}
+
+TEST(PipeByCounters, UtilizationNamesTheBindingPipeNotTheMostFrequentOpcode) {
+  // A division sequence: three FFMA per MUFU, but the SFU (xu) runs at 16 results per clock.
+  auto m = utilization({{"fma", 55}, {"fmaheavy", 60}, {"alu", 40}, {"xu", 98}});
+  m["smsp__inst_executed_pipe_fma.sum"] = 3000;  // the counts say fma; utilization wins
+  m["smsp__inst_executed_pipe_xu.sum"] = 1000;
+  const CounterPipe p = pipe_by_counters(m);
+  EXPECT_TRUE(p.by_utilization);
+  EXPECT_EQ(p.pipe, "xu");
+  EXPECT_EQ(p.busiest, std::vector<std::string>{"xu"});
+  EXPECT_EQ(class_by_counters(p), "SFU");
+  EXPECT_TRUE(pipe_methods_agree("SFU", p));
+  EXPECT_TRUE(pipe_methods_agree("conversion", p)) << "Hopper's F2F.F64 reference runs on xu";
+  EXPECT_FALSE(pipe_methods_agree("FP32", p));
+  for (const std::string& name : pipe_utilization_metrics())
+    EXPECT_NE(name.find(".avg.pct_of_peak_sustained_active"), std::string::npos) << name;
+}
+
+TEST(PipeByCounters, PipesWithinTenPercentOfTheTopAreAllBusy) {
+  // HFMA2: dual-issued to both FMA halves, so interference sees it collide with IMAD (heavy).
+  const CounterPipe h = pipe_by_counters(utilization({{"fma", 99}, {"fmaheavy", 100}, {"fmalite", 97}, {"alu", 5}}));
+  EXPECT_EQ(h.busiest, (std::vector<std::string>{"fma", "fmaheavy", "fmalite"}));
+  EXPECT_EQ(class_by_counters(h), "FP32");
+  EXPECT_TRUE(pipe_methods_agree("FMAheavy", h));
+  EXPECT_FALSE(pipe_methods_agree("INT", h));
+  // IMAD: the heavy half at its peak is half the fma pipe's: fma is not busy.
+  const CounterPipe i = pipe_by_counters(utilization({{"fma", 50}, {"fmaheavy", 100}}));
+  EXPECT_EQ(i.busiest, std::vector<std::string>{"fmaheavy"});
+  EXPECT_TRUE(pipe_methods_agree("FMAheavy", i));
+  // DFMA on Hopper: the fp64 pipe and the shared pipe it has with the tensor cores.
+  const CounterPipe d = pipe_by_counters(utilization({{"fp64", 100}, {"shared", 100}, {"alu", 3}}));
+  EXPECT_EQ(class_by_counters(d), "FP64");
+  EXPECT_TRUE(pipe_methods_agree("tensor", d)) << "the tensor reference collides with DFMA through the shared pipe";
+  EXPECT_FALSE(pipe_methods_agree("SFU", d));
+  // The inst and cycles views of one pipe count once, at the larger.
+  auto both = utilization({{"alu", 40}});
+  both["sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"] = 80;
+  EXPECT_DOUBLE_EQ(pipe_by_counters(both).utilization.at("alu"), 80);
+  EXPECT_EQ(pipe_by_counters(utilization({{"alu", 0}})).pipe, "") << "an idle kernel names no pipe";
+  EXPECT_TRUE(counter_pipes_of_class("nonsense").empty());
 }
 
 TEST(PipeFromNcu, ReadsTheNamedKernelsCountersOrSaysAbsent) {

@@ -108,5 +108,12 @@ TEST(AluCatalog, StepsPerTripDivideOverEveryIlp) {
   EXPECT_LT(FdivRn::steps_per_trip, Ffma::steps_per_trip);
 }
 
+// The tensor reference of the pipe probes is the pure HMMA chain: B = 0 keeps D = C, and the
+// host model refuses anything else rather than guess.
+TEST(AluCatalog, PureHmmaReferenceIsTheIdentityOnlyForZeroB) {
+  EXPECT_EQ(ptx::hmma_f16_acc(0x3c003c003c003c00ull, 0x4000400040004000ull, 0), 0x3c003c003c003c00ull);
+  EXPECT_NE(ptx::hmma_f16_acc(0x3c003c003c003c00ull, 0x4000400040004000ull, 1), 0x3c003c003c003c00ull);
+}
+
 }  // namespace
 }  // namespace gd::alu_catalog

@@ -204,12 +204,17 @@ StreamRate measure_stream_rate(ProbeContext& ctx, int ilp, int warps, double tar
 // Warps alternate in groups of four between the two sides, so each scheduler (warp id mod 4)
 // holds warps of both. Side X is the row under test, side Y one of the pipe references, chosen
 // at run time so one kernel per row covers every reference.
-using PipeRefs = std::tuple<alu_catalog::Lop3, alu_catalog::Ffma, alu_catalog::Dfma, alu_catalog::MufuEx2,
-                            alu_catalog::ShflIdx, alu_catalog::HmmaAcc, alu_catalog::F64F32, alu_catalog::SrSmid>;
+// FFMA issues every clock, so no stream beside it is judged (see judge_interference); IMAD,
+// which Hopper executes on the FMA-heavy half alone at half rate, is the FMA pipe's decisive
+// reference. The tensor reference is the pure HMMA chain (mma_f16_f16), not the f32-accumulate
+// row, whose C-operand copies load the FMA-heavy pipe.
+using PipeRefs = std::tuple<alu_catalog::Lop3, alu_catalog::Ffma, alu_catalog::Imad, alu_catalog::Dfma,
+                            alu_catalog::MufuEx2, alu_catalog::ShflIdx, alu_catalog::HmmaF16, alu_catalog::F64F32,
+                            alu_catalog::SrSmid>;
 // The pipe class each reference stands for (analysis/throughput.hpp pipe_classes order).
-inline const char* const kRefClasses[] = {"INT", "FP32", "FP64", "SFU", "LSU", "tensor", "conversion", "uniform"};
+inline const char* const kRefClasses[] = {"INT", "FP32", "FMAheavy", "FP64", "SFU", "LSU", "tensor", "conversion", "uniform"};
 inline constexpr int kPairIlp = 4;
-inline constexpr int kPairUnroll = 16;  // 64 steps per trip: a pair kernel holds nine loops
+inline constexpr int kPairUnroll = 16;  // 64 steps per trip: a pair kernel holds ten loops
 
 struct PairSide {
   const void* x0 = nullptr;   // 32 lanes x kPairIlp values of the side's type

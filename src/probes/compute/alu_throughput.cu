@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../latency/alu_seed_items.hpp"
 #include "alu_streams.cuh"
 #include "core/registry.hpp"
 
@@ -58,6 +59,9 @@ void run_alu_throughput(ProbeContext& ctx) {
   ctx.set_observed_sm_clock_mhz(summarize(clocks).median);
   ctx.metric("throughput/per_clk_per_sm", best);
   ctx.metric("throughput/per_clk_per_smsp", best.median / 4);
+  // The seeds count warp instructions: one per 32 results of a one-instruction row.
+  ctx.metric("throughput/warp_instr_per_clk_per_sm", best.median / 32);
+  ctx.metric("throughput/warp_instr_per_clk_per_smsp", best.median / 32 / 4);
   ctx.metric("knee/ilp", k.ilp_knee);
   ctx.metric("knee/warps_per_sm", k.warps_knee);
   if (const double guide = guide_rate(Op::name, ctx.device().cc()); guide > 0)
@@ -98,11 +102,16 @@ ProbeSpec alu_throughput_spec() {
                                  alu_catalog::expected_opcodes<Op>(alu_streams::stream_steps_per_trip<Op>(ilp))));
   s.metrics = {{"throughput/per_clk_per_sm", "results/clk/SM", "best rate over ILP x warps: steps of the row per clock per SM"},
                {"throughput/per_clk_per_smsp", "results/clk/SMSP", "the same per scheduler (SM / 4)"},
+               {"throughput/warp_instr_per_clk_per_sm", "inst/cyc/SM",
+                "results per clock per SM / 32: warp-wide steps, the warp instructions of a one-instruction row"},
+               {"throughput/warp_instr_per_clk_per_smsp", "inst/cyc", "the same per scheduler (sub-core)"},
                {"knee/ilp", "chains", "smallest ILP reaching 95 % of the plateau (at the plateau's warps)"},
                {"knee/warps_per_sm", "warps", "fewest warps per SM reaching 95 % of the plateau (at its ILP)"},
                {"throughput/percent_of_guide", "%", "plateau over the CUDA guide's rate for this cc"}};
   s.run = run_alu_throughput<Op>;
   s.summarize = summarize_alu_throughput<Op>;
+  s.ncu_metrics = pipe_utilization_metrics();
+  s.covers = alu_catalog::throughput_covers(Op::name);
   s.time_cap_s = 4;
   s.quick_time_cap_s = 1.5;
   return s;

@@ -61,7 +61,6 @@ ProbeSpec fp32_peak_spec() {
                {"throughput/tflops", "TFLOPS", "2 x FMA rate x SMs x observed clock"},
                {"throughput/percent_of_peak", "%", "of the FP32 lanes per SM (CUDA guide)"}};
   s.views = {grid_view(ReportView::Kind::Heatmap, "ilp", "warps_per_sm", "throughput/fma_per_clk_per_sm")};
-  s.covers = {{"throughput.sm_ipc.ffma", "throughput/fma_per_clk_per_sm", {{"ilp", "best"}, {"warps_per_sm", "best"}}}};
   s.run = run_fp32_peak;
   s.summarize = summarize_fp32;
   s.time_cap_s = 12;

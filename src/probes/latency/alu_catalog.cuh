@@ -103,6 +103,11 @@ inline std::array<uint32_t, 3> half_fma(Rng& r) {
   return {pack2(r, 0.5, 1, false), pack2(r, 0.5, 0.9, false), pack2(r, 0, 0.25, false)};
 }
 inline std::array<uint32_t, 3> half_unit(Rng& r) { return {pack2(r, -1, 1, false), pack2(r, 0, 1, false), pack2(r, -1, 0, false)}; }
+// Four finite halves in x, random halves in a, and b = 0 (see ptx::hmma_f16_acc).
+inline std::array<unsigned long long, 3> mma_zero_b(Rng& r) {
+  auto four = [&r] { return (static_cast<unsigned long long>(pack2(r, 0.5, 1, false)) << 32) | pack2(r, 0.5, 1, false); };
+  return {four(), four(), 0};
+}
 inline std::array<uint32_t, 3> bf16_fma(Rng& r) { return {pack2(r, 0.5, 1, true), pack2(r, 0.5, 0.9, true), pack2(r, 0, 0.25, true)}; }
 
 // One row. Step: an expression in x (the chain value), a and b (operands from Setup).
@@ -305,6 +310,10 @@ GD_ALU_VARIANT(SrSmid, "sreg_smid_s2ur", uint32_t, zero_mask, kExact, FromSm90,
 GD_ALU_VARIANT(HmmaAcc, "mma_f16_f32", float, unit<float>, (Tolerance{1e-2, 0}), AnyCc,
                "HMMA.1688.F32 (mma.sync m16n8k8 f16 x f16 + f32): the accumulator chain, one warp-wide MMA per step",
                ptx::hmma_acc(x, a, b), {"HMMA.1688.F32"});
+GD_ALU_VARIANT(HmmaF16, "mma_f16_f16", unsigned long long, mma_zero_b, kExact, AnyCc,
+               "HMMA.1688.F16 (mma.sync m16n8k8 f16 x f16 + f16, B = 0): the accumulator registers are the chain, "
+               "HMMA alone (the pipes' tensor reference)",
+               ptx::hmma_f16_acc(x, a, b), {"HMMA.1688.F16"});
 // clang-format on
 #undef GD_ALU_VARIANT
 
@@ -315,7 +324,7 @@ using Catalog = std::tuple<Ffma, Iadd3, Imad, Lop3, ImadHi, ImadWide, Iadd64, Ia
                            F32F16, F32Bf16, F64F32, F2iI2f, F2iI2fF64, F2fpBf16, FfmaSubnormal, FdivRn, FdivFull,
                            FsqrtRn, FrcpRn, DdivRn, DsqrtRn, MufuRcp64h, Udiv32, Urem32, Udiv64, Bfe, Bfi, Clz, Fp8E4m3,
                            Fp8E5m2, ShflIdx, ShflUp, ShflDown, ShflBfly, VoteBallot, MatchAny, ReduxAdd, SrWarpid,
-                           SrSmid, HmmaAcc>;
+                           SrSmid, HmmaAcc, HmmaF16>;
 
 // What a kernel running `steps` of the row per timed loop trip must hold, for its SassExpectation.
 template <class Op>

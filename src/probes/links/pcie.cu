@@ -81,6 +81,8 @@ ProbeSpec bandwidth_spec() {
             Axis::list("memory", std::vector<std::string>{"pinned", "pageable"})};
   s.metrics = {{"bandwidth/gbps", "GB/s", "bytes copied (both directions for bidir) per second of wall time"}};
   s.runs_no_sm_kernel = true;
+  s.covers = {{"interconnect.pcie.h2d", "bandwidth/gbps", {{"direction", std::string("h2d")}, {"memory", std::string("pinned")}}},
+              {"interconnect.pcie.bidirectional", "bandwidth/gbps", {{"direction", std::string("bidir")}, {"memory", std::string("pinned")}}}};
   s.run = run_bandwidth;
   s.time_cap_s = 12;
   s.quick_time_cap_s = 6;

@@ -191,6 +191,7 @@ ProbeSpec bandwidth_spec() {
             expect_sass("*peer_stream_kernel<false>*", SassRegion::Whole, {{"LDG.E.128.CONSTANT", kUnroll, -1}})};
   s.metrics = {{"bandwidth/gbps", "GB/s", "bytes moved (both directions for bidir) per second of wall time"}};
   s.runs_no_sm_kernel = true;  // the copy-engine points launch nothing
+  s.covers = {{"interconnect.nvlink", "bandwidth/gbps", {{"direction", std::string("bidir")}, {"engine", std::string("copy_engine")}}}};
   s.run = run_bandwidth;
   s.time_cap_s = 15;
   s.quick_time_cap_s = 6;

@@ -1,6 +1,7 @@
 // Execution pipe of every catalog instruction by interference (its throughput beside a
 // saturating reference of each pipe class), the co-issue matrix over the classes, and
 // back-pressure (one warp's step time beside a saturated pipe): which work overlaps for free.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "../compute/alu_streams.cuh"
+#include "../latency/alu_seed_items.hpp"
 #include "core/registry.hpp"
 
 namespace gd {
@@ -205,19 +207,41 @@ void run_interference(ProbeContext& ctx) {
 }
 
 // The row's line of the reference table: its pipe by interference and by ncu's counters (when
-// the run was under ncu), and whether they agree.
+// the run was under ncu), and whether they agree. A row that is itself a class's reference also
+// checks that its counters show the pipes the class stands for (counter_pipes_of_class): the
+// agreement rule rests on that table.
 void summarize_interference(SummaryContext& sc) {
   for (const Record* r : sc.ok_records()) {
     Record& d = sc.derive({{"method", std::string("both")}}, {r});
     const std::string by_interference = r->extra.value("pipe_by_interference", std::string("undetermined"));
-    const nlohmann::json by_counters = describe_ncu_pipe(r->extra, "alu_stream_kernel");
     d.extra["pipe_by_interference"] = by_interference;
-    d.extra["pipe_by_ncu"] = by_counters;
-    if (!by_counters.is_object()) continue;
-    const std::string cls = by_counters.value("class", std::string());
-    const bool agree = cls == by_interference;
+    d.extra["pipe_by_ncu"] = describe_ncu_pipe(r->extra, "alu_stream_kernel");
+    const auto counters = pipe_from_ncu(r->extra, "alu_stream_kernel");
+    // The reference table's one-line answer (what `coverage` shows for the seeds' pipe items).
+    if (!counters || counters->pipe.empty()) {
+      d.extra["pipe"] = by_interference + " (by interference; no ncu counters in this run)";
+      continue;
+    }
+    std::string busiest;
+    for (const std::string& p : counters->busiest) busiest += (busiest.empty() ? "" : "+") + p;
+    d.extra["pipe"] = busiest + " (ncu's busiest pipe" + (counters->busiest.size() > 1 ? "s" : "") +
+                      "); interference: " + by_interference;
+    const std::string row = r->id.substr(r->id.rfind('.') + 1);
+    for (const auto& [cls, line] : r->extra.value("verdicts", nlohmann::json::object()).items())
+      if (line.value("reference", std::string()) == row)
+        d.extra["reference_check"] = pipe_methods_agree(cls, *counters)
+                                         ? "the " + cls + " reference runs on its class's pipes"
+                                         : "MISMATCH: the " + cls + " reference's busiest pipes are not its class's";
+    if (by_interference == "undetermined") {
+      d.extra["disagreement"] = "not measured both ways: interference cannot decide (ncu says " +
+                                class_by_counters(*counters) + ")";
+      continue;
+    }
+    const bool agree = pipe_methods_agree(by_interference, *counters);
     sc.add_metric(d, "pipes/methods_agree", single_value(agree ? 1 : 0));
-    if (!agree) d.extra["disagreement"] = "interference says " + by_interference + ", ncu says " + (cls.empty() ? by_counters.value("pipe", std::string("?")) : cls);
+    if (!agree)
+      d.extra["disagreement"] = "interference says " + by_interference + ", ncu's busiest pipe is " + counters->pipe +
+                                " (" + class_by_counters(*counters) + ")";
   }
 }
 
@@ -242,12 +266,45 @@ ProbeSpec interference_spec() {
   s.metrics = interference_metrics();
   s.run = run_interference<Op>;
   s.summarize = summarize_interference;
+  s.ncu_metrics = pipe_utilization_metrics();
+  s.covers = alu_catalog::pipe_covers(Op::name);
   s.time_cap_s = 3;
   s.quick_time_cap_s = 1;
   return s;
 }
 
 // --- the co-issue matrix and back-pressure over the references ---------------------------------
+// One metric per pair of classes (i before j in kRefClasses): the matrix cell as a number the
+// report, compare and coverage can read.
+bool pair_listed_before(const std::string& a, const std::string& b) {
+  const auto at = [](const std::string& c) {
+    return std::find_if(std::begin(kRefClasses), std::end(kRefClasses), [&](const char* k) { return c == k; });
+  };
+  return at(a) < at(b);
+}
+std::string coissue_metric(const std::string& a, const std::string& b) { return "coissue/" + a + "+" + b; }
+
+std::vector<MetricSpec> coissue_metrics() {
+  std::vector<MetricSpec> m{{"coissue/best_gain", "ratio", "largest off-diagonal cell (2: two pipes fully overlap)"},
+                            {"coissue/worst_gain", "ratio", "smallest off-diagonal cell (1: they take turns)"}};
+  for (const char* a : kRefClasses)
+    for (const char* b : kRefClasses)
+      if (pair_listed_before(a, b))
+        m.push_back({coissue_metric(a, b), "ratio",
+                     std::string("co-issue of ") + a + " and " + b + ": each stream's rate beside the other over alone, summed"});
+  return m;
+}
+// The seeds' co-issue pairs (their INT is IADD3, ours LOP3: the same alu pipe; TC is mma.sync).
+std::vector<SeedCover> coissue_covers() {
+  static const std::pair<const char*, const char*> kPairs[] = {
+      {"int_fp32", "INT+FP32"}, {"int_fp64", "INT+FP64"},  {"int_sfu", "INT+SFU"},   {"int_tc", "INT+tensor"},
+      {"fp32_fp64", "FP32+FP64"}, {"fp32_sfu", "FP32+SFU"}, {"fp32_tc", "FP32+tensor"}, {"fp64_sfu", "FP64+SFU"},
+      {"fp64_tc", "FP64+tensor"}, {"sfu_tc", "SFU+tensor"}};
+  std::vector<SeedCover> out;
+  for (const auto& [item, pair] : kPairs) out.push_back({std::string("pipes.coissue.") + item, std::string("coissue/") + pair, {}});
+  return out;
+}
+
 void run_coissue(ProbeContext& ctx) {
   std::vector<RegionTiming> timings;
   std::map<std::string, RowResult> rows;  // by class
@@ -268,6 +325,7 @@ void run_coissue(ProbeContext& ctx) {
         best = std::max(best, gain);
         worst = std::min(worst, gain);
       }
+      if (pair_listed_before(ci, cj)) ctx.metric(coissue_metric(ci, cj), gain);
     }
     matrix.push_back(line);
     pressure.push_back(pline);
@@ -312,8 +370,8 @@ ProbeSpec coissue_spec() {
   // The uniform-datapath reference (S2UR %smid) is what sm_90 and later compile; sm_80 reads
   // %smid through S2R, so the matrix's "uniform" class exists from sm_90 on.
   s.needs.min_cc = 90;
-  s.metrics = {{"coissue/best_gain", "ratio", "largest off-diagonal cell (2: two pipes fully overlap)"},
-               {"coissue/worst_gain", "ratio", "smallest off-diagonal cell (1: they take turns)"}};
+  s.metrics = coissue_metrics();
+  s.covers = coissue_covers();
   s.run = run_coissue;
   s.summarize = summarize_coissue;
   s.time_cap_s = 20;

@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../compute/alu_streams.cuh"
@@ -54,14 +55,18 @@ void summarize_chain_warps(SummaryContext& sc) {
       curve.push_back({{"warps_per_sm", w}, {"cycles_per_iteration", c}});
     }
     // The largest warp count before which every warp still ran at the single-warp pace.
-    double hidden_up_to = pts.front().first;
+    double hidden_up_to = pts.front().first, slower_from = 0;
     for (const auto& [w, r] : pts) {
-      if (r->metric("chain/cycles_per_iteration")->stats.median > 1.1 * base) break;
+      if (r->metric("chain/cycles_per_iteration")->stats.median > 1.1 * base) {
+        slower_from = w;
+        break;
+      }
       hidden_up_to = w;
     }
     const Knee k = find_knee(x, y);
     Record& d = sc.derive({{"ilp", ilp}, {"warps_per_sm", std::string("summary")}}, src);
     sc.add_metric(d, "chain/flat_up_to_warps", single_value(hidden_up_to));
+    if (slower_from > 0) sc.add_metric(d, "chain/slower_from_warps", single_value(slower_from));
     sc.add_metric(d, "chain/saturation_warps", single_value(k.x));
     sc.add_metric(d, "chain/single_warp_cycles", single_value(base));
     d.extra["curve"] = curve;
@@ -84,7 +89,11 @@ ProbeSpec chain_warps_spec() {
                {"issue/instr_per_clk_per_sm", "instr/clk/SM", "warp-instructions issued per clock per SM"},
                {"chain/flat_up_to_warps", "warps", "largest warp count keeping the single-warp pace (within 10 %)"},
                {"chain/saturation_warps", "warps", "fewest warps reaching 95 % of the best rate"},
-               {"chain/single_warp_cycles", "cycles", "one warp's cycles per iteration"}};
+               {"chain/single_warp_cycles", "cycles", "one warp's cycles per iteration"},
+               {"chain/slower_from_warps", "warps", "first warp count past the single-warp pace (more than 10 % slower)"}};
+  const Params summary{{"ilp", std::int64_t(1)}, {"warps_per_sm", std::string("summary")}};
+  s.covers = {{"scheduler.latency_hiding.warp_threshold", "chain/slower_from_warps", summary},
+              {"scheduler.latency_hiding.best_warps_per_sm", "chain/saturation_warps", summary}};
   s.run = run_chain_warps;
   s.summarize = summarize_chain_warps;
   s.time_cap_s = 6;
@@ -265,12 +274,147 @@ ProbeSpec dual_issue_spec() {
   s.metrics = {{"issue/ffma_only_instr_per_clk", "instr/clk", "one warp, 4 FFMA chains"},
                {"issue/lop3_only_instr_per_clk", "instr/clk", "one warp, 4 LOP3 chains"},
                {"issue/interleaved_instr_per_clk", "instr/clk", "one warp, both (above 1: dual issue)"}};
+  s.covers = {{"scheduler.issue.width", "issue/interleaved_instr_per_clk", {}},
+              {"scheduler.issue.single_warp", "issue/ffma_only_instr_per_clk", {}}};
   s.run = run_dual_issue;
   s.time_cap_s = 2;
   s.quick_time_cap_s = 1;
   return s;
 }
 GD_REGISTER_PROBE(dual_issue_spec());
+
+
+// --- dispatch latency: from a clock read to an instruction's issue and to its first result ---
+// Four shapes between two %clock64 reads, each one asm block: nothing (the clock pair), the op,
+// the op and a volatile shared store of its result (the store cannot issue before the result
+// exists, and ptxas keeps volatile stores between the clock reads; a dependent ALU consumer it
+// re-associates and sinks out of the region), and the store alone. issue = op - nothing; first
+// result = op+store - store: from the op's dispatch until a consumer can issue (the seed's
+// "clock64 read to first IADD3 result"). One warp, the minimum over 16 trips of a warm loop; the
+// SASS expectation pins what lies between the clock reads.
+#define GD_DISPATCH_CLOCKED(Body) "{\n.reg .u64 t0, t1;\nmov.u64 t0, %%clock64;\n" Body "mov.u64 t1, %%clock64;\nsub.s64 %0, t1, t0;\n}"
+#define GD_DISPATCH_OP(Tag, Name, Opcode, Constraint, CType, Op, Next)                                 \
+  struct Tag {                                                                                      \
+    using T = CType;                                                                                \
+    static constexpr const char* name = Name;                                                       \
+    static constexpr const char* tag = #Tag;                                                        \
+    static constexpr const char* opcode = Opcode;                                                   \
+    __device__ static T next(T x, T a) { return Next; }                                             \
+    __device__ static long long cycles(int shape, T x, T a, T b, unsigned slot, T& y) {             \
+      long long d = 0;                                                                              \
+      if (shape == 0)                                                                               \
+        asm volatile(GD_DISPATCH_CLOCKED("") : "=l"(d));                                            \
+      else if (shape == 1)                                                                          \
+        asm volatile(GD_DISPATCH_CLOCKED(Op)                                                        \
+                     : "=l"(d), "=" Constraint(y) : Constraint(x), Constraint(a), Constraint(b), "r"(slot)); \
+      else if (shape == 2)                                                                          \
+        asm volatile(GD_DISPATCH_CLOCKED(Op "st.volatile.shared.b32 [%5], %1;\n")                   \
+                     : "=l"(d), "=" Constraint(y) : Constraint(x), Constraint(a), Constraint(b), "r"(slot)); \
+      else                                                                                          \
+        asm volatile(GD_DISPATCH_CLOCKED("st.volatile.shared.b32 [%5], %2;\n")                      \
+                     : "=l"(d), "=" Constraint(y) : Constraint(x), Constraint(a), Constraint(b), "r"(slot)); \
+      return d;                                                                                     \
+    }                                                                                               \
+  }
+// clang-format off
+// Two adds of three inputs: ptxas fuses them into one IADD3 (one add.u32 alone it emits as IMAD.IADD
+// or VIADD). Next: the loop's update of x, an operation ptxas cannot share with the op's.
+GD_DISPATCH_OP(DispatchIadd3, "iadd3", "IADD3", "r", uint32_t, "add.u32 %1, %2, %3;\nadd.u32 %1, %1, %4;\n", x ^ 0x9e3779b9u);
+GD_DISPATCH_OP(DispatchFfma, "ffma", "FFMA", "f", float, "fma.rn.f32 %1, %2, %3, %4;\n", x + a);
+GD_DISPATCH_OP(DispatchEx2, "mufu_ex2", "MUFU.EX2", "f", float, "ex2.approx.ftz.f32 %1, %2;\n", x + a);
+// clang-format on
+#undef GD_DISPATCH_OP
+#undef GD_DISPATCH_CLOCKED
+using DispatchOps = std::tuple<DispatchIadd3, DispatchFfma, DispatchEx2>;
+constexpr int kDispatchTrips = 16;
+
+template <class Op, int Shape>
+__global__ void dispatch_kernel(long long* cycles, typename Op::T* sink, typename Op::T x, typename Op::T a,
+                                typename Op::T b) {
+  __shared__ uint32_t slots[32];
+  const auto slot = static_cast<unsigned>(__cvta_generic_to_shared(&slots[threadIdx.x % 32]));
+  long long best = 1LL << 62;
+  typename Op::T y{}, keep{};
+  // x and a per lane: ptxas would otherwise run the op on the uniform datapath (UIADD3) or
+  // pre-add the uniform a + b and emit a two-input VIADD.
+  x = x + static_cast<typename Op::T>(threadIdx.x % 32);
+  a = a + static_cast<typename Op::T>(threadIdx.x % 2);
+#pragma unroll 1
+  for (int i = 0; i < kDispatchTrips; ++i) {
+    best = min(best, Op::cycles(Shape, x, a, b, slot, y));
+    keep = keep + y;
+    x = Op::next(x, a);  // each trip's op reads a new value: nothing is hoisted
+  }
+  if (threadIdx.x == 0) {
+    cycles[0] = best;
+    sink[0] = keep + static_cast<typename Op::T>(slots[1] & 1u);
+  }
+}
+
+template <class Op>
+void run_dispatch_op(ProbeContext& ctx) {
+  using T = typename Op::T;
+  DeviceBuffer<long long> cycles(1);
+  DeviceBuffer<T> sink(1);
+  const auto shape_cycles = [&](auto kernel) {
+    return ctx.measure([&] {
+      launch(ctx, kernel, {1, 32}, cycles.get(), sink.get(), T(1), T(1) / T(3), T(2));
+      GD_CUDA_CHECK_LAUNCH();
+      return double(cycles.to_host()[0]);
+    }).summary;
+  };
+  const Summary none = shape_cycles(dispatch_kernel<Op, 0>);
+  const Summary op = shape_cycles(dispatch_kernel<Op, 1>);
+  const Summary op_store = shape_cycles(dispatch_kernel<Op, 2>);
+  const Summary store = shape_cycles(dispatch_kernel<Op, 3>);
+  ctx.metric("dispatch/clock_pair_cycles", none);
+  ctx.metric("dispatch/issue_cycles", op.median - none.median);
+  ctx.metric("dispatch/first_result_cycles", op_store.median - store.median);
+  ctx.extra()["raw_cycles"] = {{"clock_pair", none.median},
+                               {"op", op.median},
+                               {"op_and_store_of_its_result", op_store.median},
+                               {"store_alone", store.median}};
+}
+
+void run_dispatch(ProbeContext& ctx) {
+  const std::string op = ctx.str_param("op");
+  bool ran = false;
+  [&]<class... O>(std::tuple<O...>*) {
+    ((op == O::name ? (run_dispatch_op<O>(ctx), ran = true) : false), ...);
+  }(static_cast<DispatchOps*>(nullptr));
+  if (!ran) throw Error("pipes.sched.dispatch: no op named '" + op + "'");
+}
+
+ProbeSpec dispatch_spec() {
+  ProbeSpec s;
+  s.id = "pipes.sched.dispatch";
+  s.description = "dispatch latency: cycles from a %clock64 read to one instruction's issue and to its first dependent result";
+  std::vector<std::string> ops;
+  // Between the clock reads: 0 nothing; 1 the op; 2 the op and the store; 3 the store.
+  [&]<class... O>(std::tuple<O...>*) {
+    (ops.push_back(O::name), ...);
+    const auto glob = [](const char* tag, int shape) {
+      return std::string("*dispatch_kernel<*::") + tag + ", " + std::to_string(shape) + ">*";
+    };
+    ((s.sass.push_back(expect_sass(glob(O::tag, 0), SassRegion::Clocked, {{O::opcode, 0, 0}, {"STS", 0, 0}})),
+      s.sass.push_back(expect_sass(glob(O::tag, 1), SassRegion::Clocked, {{O::opcode, 1, 1}, {"STS", 0, 0}})),
+      s.sass.push_back(expect_sass(glob(O::tag, 2), SassRegion::Clocked, {{O::opcode, 1, 1}, {"STS", 1, 1}})),
+      s.sass.push_back(expect_sass(glob(O::tag, 3), SassRegion::Clocked, {{O::opcode, 0, 0}, {"STS", 1, 1}}))),
+     ...);
+  }(static_cast<DispatchOps*>(nullptr));
+  s.axes = {Axis::list("op", ops)};
+  s.metrics = {{"dispatch/clock_pair_cycles", "cycles", "two back-to-back %clock64 reads"},
+               {"dispatch/issue_cycles", "cycles", "one independent instruction between the reads, over the pair alone"},
+               {"dispatch/first_result_cycles", "cycles",
+                "the op and a shared store of its result between the reads, over the store alone: from the op's "
+                "dispatch until a consumer of its result can issue"}};
+  s.run = run_dispatch;
+  s.time_cap_s = 2;
+  s.quick_time_cap_s = 1;
+  s.covers = {{"scheduler.dispatch_latency", "dispatch/first_result_cycles", {{"op", "iadd3"}}}};
+  return s;
+}
+GD_REGISTER_PROBE(dispatch_spec());
 
 // --- BAR.SYNC cost against the number of warps it synchronizes ---------------------------------
 __global__ void bar_sync_kernel(RegionTiming* timing, int trips) {

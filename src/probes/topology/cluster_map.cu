@@ -186,6 +186,10 @@ ProbeSpec map_spec() {
                {"topology/tpcs", "TPCs", "SM pairs (2k, 2k+1) within one GPC"},
                {"topology/max_cluster_size", "blocks", "largest cluster the driver schedules (non-portable sizes allowed)"},
                {"topology/nsmid", "ids", "%nsmid: the SM id range"}};
+  s.covers = {{"topology.logical_gpc_count", "topology/gpcs", {}},
+              {"topology.sms_per_gpc", "topology/sms_per_gpc_max", {}},
+              {"topology.smid_range", "topology/nsmid", {}},
+              {"cluster.max_size", "topology/max_cluster_size", {}}};
   s.run = run_map;
   s.time_cap_s = 10;
   s.quick_time_cap_s = 5;
@@ -244,6 +248,7 @@ ProbeSpec occupancy_spec() {
                {"clusters/predicted_from_gpc_map", "clusters", "sum over GPCs of floor(SMs / cluster size)"},
                {"sms/idle", "SMs", "SMs without a block at the measured peak"},
                {"sms/idle_predicted", "SMs", "SMs the GPC map says no cluster of this size can use"}};
+  s.covers = {{"cluster.quantization.idle_sms", "sms/idle", {{"cluster_size", std::int64_t(16)}}}};
   s.run = run_occupancy;
   s.time_cap_s = 15;
   s.quick_time_cap_s = 6;

@@ -103,6 +103,7 @@ ProbeSpec latency_spec() {
   s.sass = {expect_sass("*dsmem_chase_kernel<true>*", SassRegion::Clocked, {{"LD.E", kChaseUnroll, -1}}, {"LDL", "STL", "LDS"}),
             expect_sass("*dsmem_chase_kernel<false>*", SassRegion::Clocked, {{"LDS", kChaseUnroll, -1}})};
   s.metrics = chain_latency_metrics("cycles per dependent shared-memory load");
+  s.covers = {{"cluster.dsmem.read_latency", "latency/cycles", {{"cluster_size", std::int64_t(2)}, {"target", std::string("remote")}}}};
   s.run = run_latency;
   s.time_cap_s = 10;
   s.quick_time_cap_s = 3;
@@ -242,6 +243,8 @@ ProbeSpec bandwidth_spec() {
                {"bandwidth/cluster_bytes_per_clk", "B/clk", "per-SM figure times the cluster size"},
                {"bandwidth/gpu_bytes_per_clk", "B/clk", "all blocks' bytes over the slowest block's cycles"},
                {"bandwidth/gpu_gbps", "GB/s", "the same at the observed SM clock"}};
+  s.covers = {{"cluster.dsmem.bw_by_ptx_pattern", "bandwidth/bytes_per_clk_per_sm",
+               {{"cluster_size", std::int64_t(2)}, {"op", std::string("ld")}, {"width", std::int64_t(16)}}}};
   s.run = run_bandwidth;
   s.time_cap_s = 15;
   s.quick_time_cap_s = 4;
@@ -296,6 +299,7 @@ ProbeSpec barrier_spec() {
             expect_sass("*cluster_barrier_kernel<true>*", SassRegion::Clocked, {{"UCGABAR_ARV", 1, -1}, {"UCGABAR_WAIT", 1, -1}},
                         {"LDL", "STL", "MEMBAR"})};
   s.metrics = chain_latency_metrics("cycles per cluster barrier round (arrive then wait)");
+  s.covers = {{"cluster.barrier.latency", "latency/cycles", {{"arrive", std::string("release")}, {"cluster_size", std::int64_t(2)}}}};
   s.run = run_barrier;
   s.time_cap_s = 6;
   s.quick_time_cap_s = 2;
