@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "analysis/chain.hpp"
-#include "analysis/throughput.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
 #include "core/ptx.cuh"
 #include "core/ptx_mma.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
+#include "rate_sweep.hpp"
 
 namespace gd {
 namespace {
@@ -113,47 +113,25 @@ void run_matrix(ProbeContext& ctx) {
   }
   const DeviceInfo& dev = ctx.device();
   DeviceBuffer<RegionTiming> timing(dev.sm_count);
-  RepeatPolicy policy;
-  policy.min_samples = 3;
-  policy.target_rel_ci = 0.01;
-  policy.time_cap_s = 0.1;
-  const std::vector<int> ilps{1, kMaxIlp};
   const std::vector<int> warps = ctx.quick() ? std::vector<int>{8, 32} : std::vector<int>{4, 8, 16, 32};
-  std::vector<RatePoint> sweep;
-  std::vector<RegionTiming> all;
-  nlohmann::json grid = nlohmann::json::array();
-  Summary best;
-  for (int ilp : ilps)
-    for (int w : warps) {
-      if (w > dev.max_warps_per_sm || w * 32 > dev.max_threads_per_block) continue;
-      const auto run = [&](int trips) {
+  const tensor::RateSweep sw = tensor::sweep_rate(
+      ctx, {1, kMaxIlp}, warps, kPerTrip, 50000,
+      [&](int, int w) -> std::string {
+        return w <= dev.max_warps_per_sm && w * 32 <= dev.max_threads_per_block ? "" : "more warps than a block holds";
+      },
+      [&](int ilp, int w, int trips) {
         launch(ctx, matrix_kernel_for<Op>(ilp), {unsigned(dev.sm_count), unsigned(w * 32)}, out.get(), timing.get(),
                trips, 0u);
         GD_CUDA_CHECK_LAUNCH();
         return timing.to_host();
-      };
-      std::vector<double> cyc;
-      for (const auto& t : run(2)) cyc.push_back(double(t.cycles));
-      const int trips = std::clamp(int(50000 / std::max(1.0, summarize(cyc).median / 2)), 2, 1 << 20);
-      const double work = double(w) * trips * kPerTrip;  // warp-level instructions per block
-      const auto sample = [&] {
-        const auto t = run(trips);
-        all.insert(all.end(), t.begin(), t.end());
-        return per_sm_rate(t, work);
-      };
-      const Summary s = ctx.measure(sample, policy).summary;
-      sweep.push_back({double(ilp), double(w), s.median});
-      grid.push_back({{"ilp", ilp}, {"warps_per_sm", w}, {"per_clk_per_sm", s.median}});
-      if (!(best.median >= s.median)) best = s;
-    }
-  if (sweep.empty()) throw Error("no warps x ilp cell fits the SM");
-  const ThroughputKnee k = throughput_knee(sweep);
-  if (const double mhz = clock_mhz(all); mhz > 0) ctx.set_observed_sm_clock_mhz(mhz);
+      });
+  const Summary& best = sw.best;
+  const ThroughputKnee& k = sw.knee;
   ctx.metric("throughput/per_clk_per_sm", best);
   ctx.metric("throughput/bytes_per_clk_per_sm", best.median * Op::count * 128);
   ctx.metric("interval/cycles", 4 / best.median);
   ctx.metric("knee/warps_per_sm", k.warps_knee);
-  ctx.extra()["sweep"] = grid;
+  ctx.extra()["sweep"] = sw.grid;
 }
 
 template <class Op>

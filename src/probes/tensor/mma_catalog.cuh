@@ -201,27 +201,27 @@ GD_MMA_ROW(SpoS8K64, uint32_t, GD_IF_SM80, SP_A4B4C4, I_, "s8.m16n8k64.ordered",
 // fails the tile check).
 #define I_ "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32"
 GD_MMA_ROW(KindE4m3, uint32_t, GD_IF_SM120A, A4B2C4, I_, "f8f6f4_e4m3.m16n8k32", I_, T::e4m3, T::e4m3, T::f32, 16, 8, 32, 4, 2, 4, 32,
-           false, false, kNoOp, T::ue8m0, 0, 0, 0, 120, 0, true, "QMMA", "", "");
+           false, false, kNoOp, T::ue8m0, 0, 0, 0, 120, 0, true, "QMMA.16832.F32.E4M3.E4M3", "", "");
 #undef I_
 #define I_ "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e3m2.f32"
 GD_MMA_ROW(KindE3m2, uint32_t, GD_IF_SM120A, A4B2C4, I_, "f8f6f4_e3m2.m16n8k32", I_, T::e3m2, T::e3m2, T::f32, 16, 8, 32, 4, 2, 4, 32,
-           false, false, kNoOp, T::ue8m0, 0, 8, 0, 120, 0, true, "QMMA", "", "");
+           false, false, kNoOp, T::ue8m0, 0, 8, 0, 120, 0, true, "QMMA.16832.F32.E3M2.E3M2", "", "");
 #undef I_
 #define I_ "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32"
 GD_MMA_ROW(KindE2m1, uint32_t, GD_IF_SM120A, A4B2C4, I_, "f8f6f4_e2m1.m16n8k32", I_, T::e2m1, T::e2m1, T::f32, 16, 8, 32, 4, 2, 4, 32,
-           false, false, kNoOp, T::ue8m0, 0, 8, 2, 120, 0, true, "QMMA", "", "");
+           false, false, kNoOp, T::ue8m0, 0, 8, 2, 120, 0, true, "QMMA.16832.F32.E2M1.E2M1", "", "");
 #undef I_
 #define I_ "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0"
 GD_MMA_ROW(MxE4m3, uint32_t, GD_IF_SM120A, BS_A4B2C4, I_, "mxf8f6f4_e4m3.m16n8k32", I_, T::e4m3, T::e4m3, T::f32, 16, 8, 32, 4, 2, 4, 32,
-           false, false, kNoOp, T::ue8m0, 32, 0, 0, 120, 0, true, "QMMA", "", "");
+           false, false, kNoOp, T::ue8m0, 32, 0, 0, 120, 0, true, "QMMA.SF.16832.F32.E4M3.E4M3", "", "");
 #undef I_
 #define I_ "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0"
 GD_MMA_ROW(MxE2m1, uint32_t, GD_IF_SM120A, BS_A4B2C4, I_, "mxf4_e2m1.m16n8k64", I_, T::e2m1, T::e2m1, T::f32, 16, 8, 64, 4, 2, 4, 32,
-           false, false, kNoOp, T::ue8m0, 32, 0, 0, 120, 0, true, "OMMA", "", "");
+           false, false, kNoOp, T::ue8m0, 32, 0, 0, 120, 0, true, "OMMA.SF.16864.F32.E2M1.E2M1", "", "");
 #undef I_
 #define I_ "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3"
 GD_MMA_ROW(NvE2m1, uint32_t, GD_IF_SM120A, BS_A4B2C4, I_, "mxf4nvf4_e2m1.m16n8k64", I_, T::e2m1, T::e2m1, T::f32, 16, 8, 64, 4, 2, 4, 32,
-           false, false, kNoOp, T::ue4m3, 16, 0, 0, 120, 0, true, "OMMA", "", "");
+           false, false, kNoOp, T::ue4m3, 16, 0, 0, 120, 0, true, "OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X", "", "");
 #undef I_
 
 // Calls f(static_cast<Row*>(nullptr)) for every row.

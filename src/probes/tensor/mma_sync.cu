@@ -11,12 +11,12 @@
 
 #include "analysis/chain.hpp"
 #include "analysis/mma_reference.hpp"
-#include "analysis/throughput.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
 #include "mma_catalog.cuh"
+#include "rate_sweep.hpp"
 
 namespace gd {
 namespace {
@@ -238,53 +238,28 @@ void run_mma_sync(ProbeContext& ctx) {
   // Throughput: one block per SM of `warps` warps, each with `ilp` accumulators.
   const DeviceInfo& dev = ctx.device();
   DeviceBuffer<RegionTiming> timing(dev.sm_count);
-  RepeatPolicy policy;
-  policy.min_samples = 3;
-  policy.target_rel_ci = 0.01;
-  policy.time_cap_s = 0.1;
   std::vector<int> ilps(std::begin(kIlps), std::end(kIlps)), warps(std::begin(kWarps), std::end(kWarps));
   if (ctx.quick()) {
     ilps.assign(std::begin(kQuickIlps), std::end(kQuickIlps));
     warps.assign(std::begin(kQuickWarps), std::end(kQuickWarps));
   }
-  std::vector<RatePoint> sweep;
-  std::vector<RegionTiming> all;
-  nlohmann::json grid = nlohmann::json::array();
-  Summary best;
-  for (int ilp : ilps)
-    for (int w : warps) {
-      const MmaKernel<Row> kernel = kernel_for<Row>(ilp);
-      cudaFuncAttributes attr{};
-      GD_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-      if (w * 32 > attr.maxThreadsPerBlock || w > dev.max_warps_per_sm) {
-        grid.push_back({{"ilp", ilp}, {"warps_per_sm", w}, {"skipped", "registers: at most " +
-                        std::to_string(attr.maxThreadsPerBlock / 32) + " warps fit one block"}});
-        continue;
-      }
-      const auto run = [&](int trips) {
-        launch(ctx, kernel, {unsigned(dev.sm_count), unsigned(w * 32)}, dev_in.get(), out.get(), timing.get(), trips,
-               in.meta, in.sa, in.sb, in.neg, 0u);
+  const tensor::RateSweep sw = tensor::sweep_rate(
+      ctx, ilps, warps, kPerTrip, kTargetCycles,
+      [&](int ilp, int w) -> std::string {
+        cudaFuncAttributes attr{};
+        GD_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel_for<Row>(ilp)));
+        if (w * 32 <= attr.maxThreadsPerBlock && w <= dev.max_warps_per_sm) return "";
+        return "registers: at most " + std::to_string(attr.maxThreadsPerBlock / 32) + " warps fit one block";
+      },
+      [&](int ilp, int w, int trips) {
+        launch(ctx, kernel_for<Row>(ilp), {unsigned(dev.sm_count), unsigned(w * 32)}, dev_in.get(), out.get(),
+               timing.get(), trips, in.meta, in.sa, in.sb, in.neg, 0u);
         GD_CUDA_CHECK_LAUNCH();
         return timing.to_host();
-      };
-      std::vector<double> cyc;
-      for (const auto& t : run(2)) cyc.push_back(double(t.cycles));
-      const int trips = std::clamp(int(kTargetCycles / std::max(1.0, summarize(cyc).median / 2)), 2, 1 << 20);
-      const double work = double(w) * trips * kPerTrip;  // warp-level mmas per block
-      const auto sample = [&] {
-        const auto t = run(trips);
-        all.insert(all.end(), t.begin(), t.end());
-        return per_sm_rate(t, work);
-      };
-      const Summary s = ctx.measure(sample, policy).summary;
-      sweep.push_back({double(ilp), double(w), s.median});
-      grid.push_back({{"ilp", ilp}, {"warps_per_sm", w}, {"mma_per_clk_per_sm", s.median}, {"trips", trips}});
-      if (!(best.median >= s.median)) best = s;
-    }
-  if (sweep.empty()) throw Error("no warps x ilp cell of the throughput sweep fits the SM");
-  const ThroughputKnee k = throughput_knee(sweep);
-  const double mhz = clock_mhz(all);
-  if (mhz > 0) ctx.set_observed_sm_clock_mhz(mhz);
+      });
+  const Summary& best = sw.best;
+  const ThroughputKnee& k = sw.knee;
+  const nlohmann::json& grid = sw.grid;
   const double flops = flops_per_mma(r);
   Summary flop = best;
   for (double* v : {&flop.median, &flop.min, &flop.max, &flop.mean, &flop.stddev}) *v *= flops;
