@@ -49,9 +49,16 @@ TEST(MmaCatalog, RowsAreConsistent) {
     EXPECT_EQ(r.ordered_metadata, std::string(r.ptx).find("ordered_metadata") != std::string::npos) << r.name;
     EXPECT_EQ(r.scale_block > 0, std::string(r.ptx).find("block_scale") != std::string::npos) << r.name;
     EXPECT_EQ(r.op != BinaryOp::none, r.a == MmaType::b1) << r.name;
-    EXPECT_NE(std::string(r.ptx).find("m" + std::to_string(r.m) + "n" + std::to_string(r.n) + "k" + std::to_string(r.k)),
-              std::string::npos) << r.name << ": shape fields disagree with the instruction";
-    EXPECT_NE(std::string(r.ptx).find(std::string(".") + std::string(mma_type_name(r.a))), std::string::npos) << r.name;
+    std::string shape = "m";
+    shape += std::to_string(r.m);
+    shape += "n";
+    shape += std::to_string(r.n);
+    shape += "k";
+    shape += std::to_string(r.k);
+    EXPECT_NE(std::string(r.ptx).find(shape), std::string::npos) << r.name << ": shape fields disagree with the instruction";
+    std::string type = ".";
+    type += mma_type_name(r.a);
+    EXPECT_NE(std::string(r.ptx).find(type), std::string::npos) << r.name;
   }
   EXPECT_GE(names.size(), 38u);
 }
