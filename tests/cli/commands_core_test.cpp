@@ -57,9 +57,9 @@ TEST(ListCommand, FilterMatchingNothingSuggestsAndFails) {
 }
 
 TEST(ListCommand, UnknownCategoryListsKnownOnes) {
-  const auto r = gpudissect("list --category tensor");
+  const auto r = gpudissect("list --category quantum");
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(contains(r.output, "unknown category 'tensor'")) << r.output;
+  EXPECT_TRUE(contains(r.output, "unknown category 'quantum'")) << r.output;
   EXPECT_TRUE(contains(r.output, "memory")) << r.output;
 }
 
