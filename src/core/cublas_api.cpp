@@ -54,7 +54,8 @@ Loaded load() {
          bind(lt, "cublasLtMatmulPreferenceDestroy", a.lt_pref_destroy, l.why) &&
          bind(lt, "cublasLtMatmulPreferenceSetAttribute", a.lt_pref_set, l.why) &&
          bind(lt, "cublasLtMatmulAlgoGetHeuristic", a.lt_heuristic, l.why) &&
-         bind(lt, "cublasLtMatmul", a.lt_matmul, l.why);
+         bind(lt, "cublasLtMatmul", a.lt_matmul, l.why) &&
+         bind(lt, "cublasLtMatmulAlgoConfigGetAttribute", a.lt_algo_config_get, l.why);
   return l;
 }
 

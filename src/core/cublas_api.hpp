@@ -29,6 +29,7 @@ struct CublasApi {
   decltype(&cublasLtMatmulPreferenceSetAttribute) lt_pref_set = nullptr;
   decltype(&cublasLtMatmulAlgoGetHeuristic) lt_heuristic = nullptr;
   decltype(&cublasLtMatmul) lt_matmul = nullptr;
+  decltype(&cublasLtMatmulAlgoConfigGetAttribute) lt_algo_config_get = nullptr;
   std::string cublas_path, cublaslt_path;
 };
 
