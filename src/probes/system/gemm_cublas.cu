@@ -16,15 +16,11 @@ namespace {
 using namespace gemm;
 
 void run_gemm(ProbeContext& ctx) {
-  std::string why;
-  const CublasApi* api = cublas_api(why);
-  if (!api) ctx.skip(why);
   const GemmType& t = gemm_type(ctx.str_param("type"));
   const Library lib = parse_library(ctx.str_param("library"));
+  const CublasApi* api = &require_gemm(ctx, t);
   const DeviceInfo& d = ctx.device();
-  if (d.cc() < t.min_cc)
-    ctx.skip(std::string(t.name) + " GEMM needs compute capability " + std::to_string(t.min_cc / 10) + "." +
-             std::to_string(t.min_cc % 10));
+  std::string why;
   if (lib == Library::Blas && t.lt_fp8) ctx.skip("cublasGemmEx has no FP8 path; the cublaslt point runs FP8");
   const Shape s = parse_shape(ctx.str_param("shape"));
   Operands op(t, s, false);

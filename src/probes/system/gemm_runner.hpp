@@ -15,6 +15,7 @@
 #include "core/cublas_api.hpp"
 #include "core/device_buffer.hpp"
 #include "core/event_timing.hpp"
+#include "core/probe.hpp"
 #include "core/timing.hpp"
 #include "gemm_inputs.hpp"
 
@@ -52,6 +53,17 @@ struct Operands {
   std::size_t b_offset = 12345;  // B's entries start elsewhere in its pool
   DeviceBuffer<unsigned char> a, b, c, d;
 };
+
+// The loaded cuBLAS libraries and the precision's type, or the point is skipped with the reason.
+inline const CublasApi& require_gemm(ProbeContext& ctx, const GemmType& t) {
+  std::string why;
+  const CublasApi* api = cublas_api(why);
+  if (!api) ctx.skip(why);
+  if (ctx.device().cc() < t.min_cc)
+    ctx.skip(std::string(t.name) + " GEMM needs compute capability " + std::to_string(t.min_cc / 10) + "." +
+             std::to_string(t.min_cc % 10));
+  return *api;
+}
 
 inline double read_element(cudaDataType_t type, const DeviceBuffer<unsigned char>& buf, std::size_t index) {
   unsigned char raw[8];
@@ -106,13 +118,16 @@ struct LtOutput {
   bool a_transposed;  // TN, else NN
   bool fallback;    // tried only when no configuration before it ran
   const char* name;
+  bool fast_accum = false;  // FP8: CUBLASLT_MATMUL_DESC_FAST_ACCUM (no periodic promotion to fp32)
 };
 
-// Non-FP8 types: both layouts compete. FP8 (TN only): the first configuration that runs.
+// Non-FP8 types: both layouts compete. FP8 (TN only): bf16 output with and without fast
+// accumulation compete; the other outputs are fallbacks.
 inline std::vector<LtOutput> lt_outputs(const GemmType& t) {
   if (!t.lt_fp8) return {{t.c, t.c, false, true, false, "TN, C = D in place"},
                          {t.c, t.c, false, false, false, "NN, C = D in place"}};
   return {{CUDA_R_16BF, CUDA_R_16BF, false, true, false, "TN, C = D bf16 in place"},
+          {CUDA_R_16BF, CUDA_R_16BF, false, true, false, "TN, C = D bf16 in place, fast accumulation", true},
           {CUDA_R_16BF, CUDA_R_16BF, true, true, true, "TN, C bf16, D bf16 separate"},
           {CUDA_R_32F, CUDA_R_32F, true, true, true, "TN, C fp32, D fp32 separate"},
           {CUDA_R_16BF, CUDA_R_8F_E4M3, true, true, true, "TN, C bf16, D e4m3 scaled, amax"}};
@@ -194,6 +209,8 @@ class GemmCall {
       float* amax = scales_.get() + 4;
       check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa), "A_SCALE_POINTER");
       check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb), "B_SCALE_POINTER");
+      const std::int8_t fast = o.fast_accum ? 1 : 0;
+      check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast), "FAST_ACCUM");
       if (o.d == CUDA_R_8F_E4M3) {
         check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, &sc, sizeof sc), "C_SCALE_POINTER");
         check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &sd, sizeof sd), "D_SCALE_POINTER");

@@ -160,12 +160,10 @@ void run_clock_response(ProbeContext& ctx) {
   if (load_name == "ffma") {
     ffma.emplace(ctx, d.sm_count, 0.002);
   } else {
-    std::string why;
-    const CublasApi* api = cublas_api(why);
-    if (!api) ctx.skip(why);
-    if (d.cc() < 80) ctx.skip("the bf16 GEMM load needs compute capability 8.0");
-    op.emplace(gemm::gemm_type("bf16"), gemm::Shape{8192, 8192, 8192}, false);
-    gemm_call.emplace(*api, gemm::Library::Lt, *op, 0.1);
+    const gemm::GemmType& bf16 = gemm::gemm_type("bf16");
+    const CublasApi& api = gemm::require_gemm(ctx, bf16);
+    op.emplace(bf16, gemm::Shape{8192, 8192, 8192}, false);
+    gemm_call.emplace(api, gemm::Library::Lt, *op, 0.1);
   }
   const auto step = [&] {
     if (ffma) ffma->launch_once();

@@ -16,15 +16,11 @@ namespace {
 using namespace gemm;
 
 void run_gemm_power(ProbeContext& ctx) {
-  std::string why;
-  const CublasApi* api = cublas_api(why);
-  if (!api) ctx.skip(why);
-  const DeviceInfo& d = ctx.device();
-  if (!PowerMonitor::available(d.pci_bus_id, why)) ctx.skip(why);
   const GemmType& t = gemm_type(ctx.str_param("type"));
-  if (d.cc() < t.min_cc)
-    ctx.skip(std::string(t.name) + " GEMM needs compute capability " + std::to_string(t.min_cc / 10) + "." +
-             std::to_string(t.min_cc % 10));
+  const CublasApi* api = &require_gemm(ctx, t);
+  const DeviceInfo& d = ctx.device();
+  std::string why;
+  if (!PowerMonitor::available(d.pci_bus_id, why)) ctx.skip(why);
   const bool zero = ctx.str_param("inputs") == "zero";
   const Shape s{8192, 8192, 8192};
   Operands op(t, s, zero);

@@ -1,0 +1,43 @@
+// PowerTrace: the mean power comes from the energy counter when the board has one (every joule
+// counted, however the samples fell), else from the samples; the summary says which.
+#include "core/power_monitor.hpp"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace gd {
+namespace {
+
+PowerTrace trace_of(std::vector<double> watts, std::vector<double> mhz) {
+  PowerTrace t;
+  t.interval_s = 0.01;
+  t.duration_s = 2.0;
+  t.power_w = std::move(watts);
+  t.sm_clock_mhz = std::move(mhz);
+  for (std::size_t i = 0; i < t.power_w.size(); ++i) t.t_s.push_back(0.01 * double(i));
+  return t;
+}
+
+TEST(PowerTrace, MeanPowerPrefersTheEnergyCounter) {
+  PowerTrace t = trace_of({100, 300}, {1980, 1755});
+  EXPECT_DOUBLE_EQ(t.mean_power_w(), 200);
+  EXPECT_EQ(t.summary()["mean_power_from"], "samples");
+  t.energy_j = 500;  // 500 J over 2 s
+  EXPECT_DOUBLE_EQ(t.mean_power_w(), 250);
+  EXPECT_EQ(t.summary()["mean_power_from"], "energy counter");
+  EXPECT_DOUBLE_EQ(t.mean_sm_clock_mhz(), (1980 + 1755) / 2.0);
+  EXPECT_DOUBLE_EQ(t.min_sm_clock_mhz(), 1755);
+  EXPECT_DOUBLE_EQ(t.max_power_w(), 300);
+  EXPECT_EQ(t.summary()["samples"], 2);
+}
+
+TEST(PowerTrace, EmptyTraceHasNoMeans) {
+  const PowerTrace t;
+  EXPECT_TRUE(std::isnan(t.mean_power_w()));
+  EXPECT_TRUE(std::isnan(t.mean_sm_clock_mhz()));
+  EXPECT_TRUE(std::isnan(t.min_sm_clock_mhz()));
+}
+
+}  // namespace
+}  // namespace gd
