@@ -10,9 +10,12 @@
 namespace gd {
 
 double PowerTrace::mean_power_w() const {
-  if (energy_j && duration_s > 0) return *energy_j / duration_s;
   if (power_w.empty()) return std::nan("");
   return std::accumulate(power_w.begin(), power_w.end(), 0.0) / double(power_w.size());
+}
+
+double PowerTrace::energy_power_w() const {
+  return energy_j && duration_s > 0 ? *energy_j / duration_s : std::nan("");
 }
 
 double PowerTrace::mean_sm_clock_mhz() const {
@@ -35,8 +38,11 @@ nlohmann::json PowerTrace::summary() const {
   j["samples"] = power_w.size();
   j["power_source"] = power_source;
   j["mean_power_w"] = mean_power_w();
-  j["mean_power_from"] = energy_j ? "energy counter" : "samples";
-  if (energy_j) j["energy_j"] = *energy_j;
+  j["mean_power_from"] = "samples";
+  if (energy_j) {
+    j["energy_j"] = *energy_j;
+    j["energy_counter_power_w"] = energy_power_w();
+  }
   j["max_sample_power_w"] = max_power_w();
   j["mean_sm_clock_mhz"] = mean_sm_clock_mhz();
   j["min_sm_clock_mhz"] = min_sm_clock_mhz();

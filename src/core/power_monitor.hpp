@@ -24,8 +24,11 @@ struct PowerTrace {
   std::vector<std::string> throttled_by;  // NVML throttle reasons whose counters advanced
   double power_limit_w = 0;
 
-  // Energy over duration where the counter exists (every joule counted), else the samples' mean.
+  // The samples' mean: the instantaneous readings come every interval, whereas the energy
+  // counter advances in steps of about 100 ms, too coarse for a window under a few seconds.
   double mean_power_w() const;
+  // Energy counter advance over duration, where the board has the counter; NaN otherwise.
+  double energy_power_w() const;
   double mean_sm_clock_mhz() const;
   double min_sm_clock_mhz() const;
   double max_power_w() const;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -119,6 +120,7 @@ struct LtOutput {
   bool fallback;    // tried only when no configuration before it ran
   const char* name;
   bool fast_accum = false;  // FP8: CUBLASLT_MATMUL_DESC_FAST_ACCUM (no periodic promotion to fp32)
+  bool scales = true;       // FP8: per-tensor scale pointers set (else the library's implied 1)
 };
 
 // Non-FP8 types: both layouts compete. FP8 (TN only): bf16 output with and without fast
@@ -130,7 +132,8 @@ inline std::vector<LtOutput> lt_outputs(const GemmType& t) {
           {CUDA_R_16BF, CUDA_R_16BF, false, true, false, "TN, C = D bf16 in place, fast accumulation", true},
           {CUDA_R_16BF, CUDA_R_16BF, true, true, true, "TN, C bf16, D bf16 separate"},
           {CUDA_R_32F, CUDA_R_32F, true, true, true, "TN, C fp32, D fp32 separate"},
-          {CUDA_R_16BF, CUDA_R_8F_E4M3, true, true, true, "TN, C bf16, D e4m3 scaled, amax"}};
+          {CUDA_R_16BF, CUDA_R_8F_E4M3, true, true, true, "TN, C bf16, D e4m3 scaled, amax"},
+          {CUDA_R_16BF, CUDA_R_16BF, false, true, true, "TN, C = D bf16 in place, no scale pointers", false, false}};
 }
 
 // A GEMM ready to call; cuBLASLt's algorithm is chosen by timing the heuristic's candidates.
@@ -147,8 +150,12 @@ class GemmCall {
     }
     check_cublas(api.lt_create(&lt_), "cublasLtCreate");
     workspace_ = DeviceBuffer<unsigned char>(std::size_t(64) << 20);
-    scales_ = DeviceBuffer<float>(5);
-    scales_.from_host({1.f, 1.f, 1.f, 1.f, 0.f});  // A, B, C, D scales; D's amax
+    // A, B, C, D scales and D's amax, each in its own 256-byte slot (as separate allocations
+    // would be: kernels may load them with wide, aligned accesses).
+    std::vector<float> slots(5 * kScaleSlot, 0.f);
+    for (int i = 0; i < 4; ++i) slots[std::size_t(i) * kScaleSlot] = 1.f;
+    scales_ = DeviceBuffer<float>(slots.size());
+    scales_.from_host(slots);
     search(search_budget_s);
   }
   ~GemmCall() { release_lt(); if (handle_) api_.destroy(handle_); if (lt_) api_.lt_destroy(lt_); }
@@ -202,11 +209,11 @@ class GemmCall {
     const cublasOperation_t ta = o.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
     check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
     check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
-    if (t.lt_fp8) {
+    if (t.lt_fp8 && o.scales) {
       // Per-tensor scales of 1 (device pointers): the FP8 path as frameworks call it.
       const float* p = scales_.get();
-      const float *sa = p, *sb = p + 1, *sc = p + 2, *sd = p + 3;
-      float* amax = scales_.get() + 4;
+      const float *sa = p, *sb = p + kScaleSlot, *sc = p + 2 * kScaleSlot, *sd = p + 3 * kScaleSlot;
+      float* amax = scales_.get() + 4 * kScaleSlot;
       check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa), "A_SCALE_POINTER");
       check_cublas(api_.lt_desc_set(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb), "B_SCALE_POINTER");
       const std::int8_t fast = o.fast_accum ? 1 : 0;
@@ -308,11 +315,24 @@ class GemmCall {
       out_type_ = best_output->d;
       return;
     }
-    std::string why = std::string("cuBLASLt runs no ") + op_.t.name + " algorithm for this shape: " + tried.dump();
-    if (why.size() > 600) why = why.substr(0, 600) + "...";
+    // Per configuration: how many candidates the heuristic offered and the statuses they returned.
+    std::map<std::string, std::map<int, int>> statuses;
+    std::map<std::string, int> heuristic;
+    for (const auto& c : tried) {
+      if (c.contains("heuristic_status")) heuristic[c["output"]] = c["heuristic_status"];
+      else if (c.contains("status")) ++statuses[c["output"]][c["status"].get<int>()];
+    }
+    std::string why = std::string("cuBLASLt runs no ") + op_.t.name + " algorithm for this shape:";
+    for (const auto& [o, st] : statuses) {
+      why += " [" + o + ": status";
+      for (const auto& [code, n] : st) why += " " + std::to_string(code) + " x" + std::to_string(n);
+      why += "]";
+    }
+    for (const auto& [o, hs] : heuristic) why += " [" + o + ": heuristic status " + std::to_string(hs) + ", none offered]";
     throw Error(why);
   }
 
+  static constexpr std::size_t kScaleSlot = 64;  // floats: 256 bytes
   const CublasApi& api_;
   Library lib_;
   Operands& op_;

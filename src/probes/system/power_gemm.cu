@@ -71,7 +71,7 @@ ProbeSpec gemm_power_spec() {
             Axis::list("inputs", std::vector<std::string>{"random", "zero"})};
   s.metrics = {{"throughput/tflops", "TFLOPS", "floating-point rate over the window, 2MNK per call"},
                {"throughput/tops", "TOPS", "integer rate over the window, 2MNK per call"},
-               {"power/w", "W", "mean board power over the window (NVML energy counter, else samples)"},
+               {"power/w", "W", "mean of NVML power samples over the window (energy counter figure in extra.power)"},
                {"clock/nvml_sm_mhz", "MHz", "mean SM clock NVML reported over the window"},
                {"efficiency/tflops_per_w", "TFLOPS/W", "rate over mean power"},
                {"efficiency/tops_per_w", "TOPS/W", "rate over mean power"}};
