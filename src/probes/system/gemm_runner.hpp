@@ -55,6 +55,22 @@ struct Operands {
   DeviceBuffer<unsigned char> a, b, c, d;
 };
 
+inline std::vector<std::string> type_names() {
+  std::vector<std::string> names;
+  for (const auto& t : kTypes) names.push_back(t.name);
+  return names;
+}
+
+// What a GEMM point reports over its timed `window`: rate, power, NVML clock, rate per watt.
+inline std::vector<MetricSpec> gemm_metrics(const std::string& window) {
+  return {{"throughput/tflops", "TFLOPS", "floating-point rate over the " + window + ", 2MNK per call"},
+          {"throughput/tops", "TOPS", "integer rate over the " + window + ", 2MNK per call"},
+          {"power/w", "W", "mean of NVML power samples over the " + window + " (energy counter figure in extra.power)"},
+          {"clock/nvml_sm_mhz", "MHz", "mean SM clock NVML reported over the " + window},
+          {"efficiency/tflops_per_w", "TFLOPS/W", "rate over mean power"},
+          {"efficiency/tops_per_w", "TOPS/W", "rate over mean power"}};
+}
+
 // The loaded cuBLAS libraries and the precision's type, or the point is skipped with the reason.
 inline const CublasApi& require_gemm(ProbeContext& ctx, const GemmType& t) {
   std::string why;
@@ -256,6 +272,7 @@ class GemmCall {
   // runs every heuristic candidate once (a NOT_SUPPORTED one is noted and passed over) and times
   // the rest within its share of the budget. The fastest over all is kept, with its configuration.
   void search(double budget_s) {
+    const LtMessages messages(api_);
     nlohmann::json tried = nlohmann::json::array();
     const double flop = 2.0 * double(op_.s.m) * double(op_.s.n) * double(op_.s.k);
     const std::vector<LtOutput> outputs = lt_outputs(op_.t);
@@ -306,6 +323,7 @@ class GemmCall {
       }
     }
     choice_["tried"] = tried;
+    if (const std::string said = messages.recent(); !said.empty()) choice_["cublaslt_said"] = said;
     if (best_output) {
       // The descriptors of the winning configuration, for the timed calls.
       release_lt();
@@ -329,6 +347,7 @@ class GemmCall {
       why += "]";
     }
     for (const auto& [o, hs] : heuristic) why += " [" + o + ": heuristic status " + std::to_string(hs) + ", none offered]";
+    if (const std::string said = messages.recent(); !said.empty()) why += "; cuBLASLt said: " + said;
     throw Error(why);
   }
 

@@ -65,16 +65,9 @@ ProbeSpec gemm_power_spec() {
   ProbeSpec s;
   s.id = "power.gemm_efficiency";
   s.description = "cuBLASLt 8192^3 GEMM TFLOPS per watt per precision, random versus zero operands";
-  std::vector<std::string> types;
-  for (const auto& t : kTypes) types.push_back(t.name);
-  s.axes = {std::move(Axis::list("type", types)).quick_list({std::string("bf16"), std::string("fp8_e4m3")}),
+  s.axes = {std::move(Axis::list("type", type_names())).quick_list({std::string("bf16"), std::string("fp8_e4m3")}),
             Axis::list("inputs", std::vector<std::string>{"random", "zero"})};
-  s.metrics = {{"throughput/tflops", "TFLOPS", "floating-point rate over the window, 2MNK per call"},
-               {"throughput/tops", "TOPS", "integer rate over the window, 2MNK per call"},
-               {"power/w", "W", "mean of NVML power samples over the window (energy counter figure in extra.power)"},
-               {"clock/nvml_sm_mhz", "MHz", "mean SM clock NVML reported over the window"},
-               {"efficiency/tflops_per_w", "TFLOPS/W", "rate over mean power"},
-               {"efficiency/tops_per_w", "TOPS/W", "rate over mean power"}};
+  s.metrics = gemm_metrics("window");
   s.runs_no_sm_kernel = true;  // cuBLASLt's kernels only: nothing of ours to check
   s.views = {grid_view(ReportView::Kind::Heatmap, "inputs", "type", "efficiency/tflops_per_w")};
   const auto cover = [](const char* item, const char* type, const char* metric) {
