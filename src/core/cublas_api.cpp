@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <deque>
 #include <mutex>
 
 #include "core/error.hpp"
@@ -54,7 +55,11 @@ Loaded load() {
          bind(lt, "cublasLtMatmulPreferenceDestroy", a.lt_pref_destroy, l.why) &&
          bind(lt, "cublasLtMatmulPreferenceSetAttribute", a.lt_pref_set, l.why) &&
          bind(lt, "cublasLtMatmulAlgoGetHeuristic", a.lt_heuristic, l.why) &&
-         bind(lt, "cublasLtMatmul", a.lt_matmul, l.why);
+         bind(lt, "cublasLtMatmul", a.lt_matmul, l.why) &&
+         bind(lt, "cublasLtMatmulAlgoConfigGetAttribute", a.lt_algo_config_get, l.why);
+  std::string optional;
+  bind(lt, "cublasLtLoggerSetCallback", a.lt_logger_set_callback, optional);
+  bind(lt, "cublasLtLoggerSetMask", a.lt_logger_set_mask, optional);
   return l;
 }
 
@@ -64,6 +69,40 @@ const CublasApi* cublas_api(std::string& why) {
   static const Loaded loaded = load();
   why = loaded.why;
   return loaded.ok ? &loaded.api : nullptr;
+}
+
+namespace {
+std::deque<std::string>& lt_log() {
+  static std::deque<std::string> messages;
+  return messages;
+}
+void keep_lt_message(int level, const char* function, const char* message) {
+  auto& log = lt_log();
+  log.push_back("[" + std::to_string(level) + "] " + (function ? function : "") + ": " + (message ? message : ""));
+  if (log.size() > 4) log.pop_front();
+}
+constexpr int kErrorsAndHints = 1 | 4;  // cuBLASLt logger mask bits
+}  // namespace
+
+LtMessages::LtMessages(const CublasApi& api) : api_(api) {
+  lt_log().clear();
+  if (api_.lt_logger_set_callback && api_.lt_logger_set_mask) {
+    api_.lt_logger_set_callback(keep_lt_message);
+    api_.lt_logger_set_mask(kErrorsAndHints);
+  }
+}
+
+LtMessages::~LtMessages() {
+  if (api_.lt_logger_set_callback && api_.lt_logger_set_mask) {
+    api_.lt_logger_set_mask(0);
+    api_.lt_logger_set_callback(nullptr);
+  }
+}
+
+std::string LtMessages::recent() const {
+  std::string out;
+  for (const auto& m : lt_log()) out += (out.empty() ? "" : "; ") + m;
+  return out;
 }
 
 void check_cublas(int status, const char* what) {

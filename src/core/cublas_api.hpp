@@ -29,12 +29,30 @@ struct CublasApi {
   decltype(&cublasLtMatmulPreferenceSetAttribute) lt_pref_set = nullptr;
   decltype(&cublasLtMatmulAlgoGetHeuristic) lt_heuristic = nullptr;
   decltype(&cublasLtMatmul) lt_matmul = nullptr;
+  decltype(&cublasLtMatmulAlgoConfigGetAttribute) lt_algo_config_get = nullptr;
+  // Optional (experimental API): cuBLASLt's own account of why a call was refused.
+  decltype(&cublasLtLoggerSetCallback) lt_logger_set_callback = nullptr;
+  decltype(&cublasLtLoggerSetMask) lt_logger_set_mask = nullptr;
   std::string cublas_path, cublaslt_path;
 };
 
 // The loaded libraries, or nullptr with `why` saying what is missing (searched: the sonames of
 // CUDA 13 and 12, then the unversioned names).
 const CublasApi* cublas_api(std::string& why);
+
+// While one is alive, cuBLASLt's error and hint messages are kept (the last few), so a refused
+// call can say why; without the logger API it keeps nothing. Not thread-safe: one at a time.
+class LtMessages {
+ public:
+  explicit LtMessages(const CublasApi& api);
+  ~LtMessages();
+  LtMessages(const LtMessages&) = delete;
+  LtMessages& operator=(const LtMessages&) = delete;
+  std::string recent() const;  // "" when none
+
+ private:
+  const CublasApi& api_;
+};
 
 // Throws Error naming the call when a cuBLAS(Lt) status is not success.
 void check_cublas(int status, const char* what);

@@ -34,6 +34,7 @@ struct NvmlApi {
   decltype(&nvmlDeviceGetPowerManagementLimit) power_management_limit = nullptr;
   decltype(&nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
   decltype(&nvmlDeviceGetComputeMode) compute_mode = nullptr;
+  decltype(&nvmlDeviceGetTotalEnergyConsumption) energy = nullptr;  // optional: power traces
   std::string load_error;
 };
 
@@ -75,6 +76,7 @@ NvmlApi load_api() {
   bind(api.lib, "nvmlDeviceGetPowerManagementLimit", api.power_management_limit);
   bind(api.lib, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
   bind(api.lib, "nvmlDeviceGetComputeMode", api.compute_mode);
+  bind(api.lib, "nvmlDeviceGetTotalEnergyConsumption", api.energy);
   if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS) {
     api.load_error = std::string("nvmlInit failed: ") + api.error_string(rc);
     api.lib = nullptr;
@@ -227,6 +229,32 @@ std::optional<NvmlSettings> read_nvml_settings(const std::string& pci_bus_id) {
     s.settings["compute_mode"] = unsigned(mode) < 4 ? names[mode] : std::to_string(int(mode));
   }
   return s;
+}
+
+std::optional<PowerReading> read_power(const std::string& pci_bus_id) {
+  const NvmlApi& nv = api();
+  if (!nv.lib) return std::nullopt;
+  nvmlDevice_t dev;
+  if (nv.by_pci(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return std::nullopt;
+  PowerReading r;
+  // The instantaneous reading where the driver has it; nvmlDeviceGetPowerUsage averages over
+  // about a second on recent boards, too slow for a trace.
+  nvmlFieldValue_t instant{};
+  instant.fieldId = NVML_FI_DEV_POWER_INSTANT;
+  if (nv.field_values && nv.field_values(dev, 1, &instant) == NVML_SUCCESS && instant.nvmlReturn == NVML_SUCCESS) {
+    r.power_w = as_u64(instant) / 1000.0;
+    r.power_source = "instant";
+  } else {
+    unsigned mw = 0;
+    if (nv.power(dev, &mw) != NVML_SUCCESS) return std::nullopt;
+    r.power_w = mw / 1000.0;
+    r.power_source = "averaged";
+  }
+  r.sm_clock_mhz = read_or_zero<unsigned>(nv.clock, dev, NVML_CLOCK_SM);
+  r.temperature_c = read_or_zero<unsigned>(nv.temperature, dev, NVML_TEMPERATURE_GPU);
+  unsigned long long mj = 0;
+  if (nv.energy && nv.energy(dev, &mj) == NVML_SUCCESS) r.energy_mj = mj;
+  return r;
 }
 
 }  // namespace gd

@@ -36,4 +36,17 @@ struct NvmlSettings {
 };
 std::optional<NvmlSettings> read_nvml_settings(const std::string& pci_bus_id);
 
+// One reading for power traces (core/power_monitor.hpp): board power in W (instantaneous
+// where the driver reports it, else its averaged figure; power_source says which), the SM
+// clock, the GPU temperature, and the energy counter (mJ since driver load) where present.
+// nullopt when NVML is unavailable or has no device at this PCI bus id.
+struct PowerReading {
+  double power_w = 0;
+  std::string power_source;
+  unsigned sm_clock_mhz = 0;
+  unsigned temperature_c = 0;
+  std::optional<unsigned long long> energy_mj;
+};
+std::optional<PowerReading> read_power(const std::string& pci_bus_id);
+
 }  // namespace gd

@@ -39,6 +39,28 @@ TEST(GemmPool, ValuesAreTheStoredBytesDecoded) {
   EXPECT_LE(std::fabs(i8.values[9]), 64);
 }
 
+// Zero operands (the power probe's idle datapath) are all-zero bytes in every type, so the
+// reference of every output is exactly 0.
+TEST(GemmPool, ZeroPoolsAreZeroBytesAndValues) {
+  for (const auto& t : kTypes) {
+    const Pool z = make_pool(t, 5, true);
+    for (std::size_t i : {std::size_t(0), std::size_t(999), kPool - 1}) {
+      EXPECT_EQ(z.values[i], 0.0) << t.name;
+      for (int b = 0; b < t.ab_bytes; ++b) EXPECT_EQ(z.bytes[i * t.ab_bytes + b], 0) << t.name;
+    }
+  }
+  EXPECT_NE(make_pool(gemm_type("fp16"), 5).values[1], 0.0);
+}
+
+TEST(GemmTypes, ElementSizesMatchTheTable) {
+  for (const auto& t : kTypes) {
+    EXPECT_EQ(data_type_bytes(t.ab), std::size_t(t.ab_bytes)) << t.name;
+    EXPECT_EQ(data_type_bytes(t.c), std::size_t(t.c_bytes)) << t.name;
+  }
+  EXPECT_EQ(data_type_bytes(CUDA_R_8F_E4M3), 1u);
+  EXPECT_THROW(data_type_bytes(CUDA_R_8F_E5M2), Error);
+}
+
 TEST(GemmPool, MatricesWrapAroundThePoolFromTheirOffset) {
   const GemmType& t = gemm_type("fp16");
   const Pool p = make_pool(t, 4);

@@ -48,6 +48,16 @@ inline const GemmType& gemm_type(const std::string& name) {
   throw Error("unknown GEMM type '" + name + "'");
 }
 
+inline std::size_t data_type_bytes(cudaDataType_t t) {
+  switch (t) {
+    case CUDA_R_64F: return 8;
+    case CUDA_R_32F: case CUDA_R_32I: return 4;
+    case CUDA_R_16F: case CUDA_R_16BF: return 2;
+    case CUDA_R_8I: case CUDA_R_8F_E4M3: return 1;
+    default: throw Error("data_type_bytes: unhandled data type");
+  }
+}
+
 struct Shape {
   long long m, n, k;
 };
@@ -68,7 +78,8 @@ struct Pool {
 };
 inline constexpr std::size_t kPool = 1000003;
 
-inline Pool make_pool(const GemmType& t, std::uint32_t seed) {
+// zero: every entry 0 (all-zero bytes in each type), for power with idle datapaths.
+inline Pool make_pool(const GemmType& t, std::uint32_t seed, bool zero = false) {
   Pool p;
   p.bytes.resize(kPool * t.ab_bytes);
   p.values.resize(kPool);
@@ -77,14 +88,14 @@ inline Pool make_pool(const GemmType& t, std::uint32_t seed) {
   std::uniform_int_distribution<int> ui(-64, 64);
   for (std::size_t i = 0; i < kPool; ++i) {
     unsigned char* dst = &p.bytes[i * t.ab_bytes];
-    const float f = u(rng);
+    const float f = zero ? 0.f : u(rng);
     double v = 0;
     switch (t.ab) {
       case CUDA_R_64F: { const double d = f; std::memcpy(dst, &d, 8); v = d; break; }
       case CUDA_R_32F: { std::memcpy(dst, &f, 4); v = f; break; }
       case CUDA_R_16F: { const __half h = __float2half(f); std::memcpy(dst, &h, 2); v = __half2float(h); break; }
       case CUDA_R_16BF: { const __nv_bfloat16 h = __float2bfloat16(f); std::memcpy(dst, &h, 2); v = __bfloat162float(h); break; }
-      case CUDA_R_8I: { const std::int8_t q = std::int8_t(ui(rng)); std::memcpy(dst, &q, 1); v = q; break; }
+      case CUDA_R_8I: { const std::int8_t q = zero ? std::int8_t(0) : std::int8_t(ui(rng)); std::memcpy(dst, &q, 1); v = q; break; }
       case CUDA_R_8F_E4M3: { const __nv_fp8_e4m3 q(f); std::memcpy(dst, &q, 1); v = float(q); break; }
       default: throw Error("make_pool: unhandled data type");
     }

@@ -1,0 +1,40 @@
+// Power models over NVML traces: board power as a line over active SMs (static power plus a
+// per-SM share), energy efficiency, and how the SM clock answers a step of load.
+#pragma once
+#include <span>
+
+#include "analysis/fit.hpp"
+
+namespace gd {
+
+// P = p0_w + w_per_sm * active SMs, least squares over points of one fixed per-SM workload.
+struct PowerFit {
+  double p0_w = 0;       // intercept: power with no SM busy (clocks, L2, memory, fabric)
+  double w_per_sm = 0;   // slope
+  double r2 = 0;
+  double static_share = 0;  // p0 / P at the largest SM count measured
+  std::size_t n = 0;
+};
+// Throws std::invalid_argument for fewer than 3 points, an SM count below 1, a non-positive or
+// non-finite power, or fewer than two distinct SM counts.
+PowerFit fit_power_vs_sms(std::span<const double> active_sms, std::span<const double> watts);
+
+// Work per joule: rate (TFLOPS or TOPS) over mean power (W). Throws on a non-positive or
+// non-finite power or a negative rate.
+double per_watt(double rate, double watts);
+
+// The SM clock around a step of load: samples (t, MHz) from before load_start_s to after
+// load_end_s. `settle_s` is the time from load_start_s until the clock first stays within
+// `tolerance` (relative) of the loaded median for the rest of the load window; NaN when it never
+// does. Idle and after are medians outside the window.
+struct ClockResponse {
+  double idle_mhz = 0, loaded_mhz = 0, loaded_min_mhz = 0, loaded_max_mhz = 0, after_mhz = 0;
+  double settle_s = 0;
+  std::size_t loaded_samples = 0;
+};
+// Throws std::invalid_argument on unequal lengths, unsorted times, an empty load window, or
+// no sample before load_start_s.
+ClockResponse clock_response(std::span<const double> t_s, std::span<const double> mhz, double load_start_s,
+                             double load_end_s, double tolerance = 0.02);
+
+}  // namespace gd
