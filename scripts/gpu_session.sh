@@ -6,7 +6,8 @@
 # Uses a carried binary (GPUDISSECT_CARRIED_BUILD, checked fresh by scripts/gpu_check.sh's rule)
 # or build/gpudissect. Everything lands in $OUT/session.tgz plus $OUT/summary.txt.
 #
-#   scripts/gpu_session.sh [FULL_S QUICK_S NCU_S DEVICES_S SANITIZE_S]
+#   [FULL_ARGS=...] [SANITIZE_TOOLS=...] [SANITIZE_ARGS=...] scripts/gpu_session.sh [FULL_S QUICK_S NCU_S DEVICES_S SANITIZE_S]
+# A limit of 0 skips that step.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/results/gpu_session}
@@ -35,18 +36,23 @@ step() {
 }
 
 step verify 120 verify --arch sm_90a
-step full "$full_s" run --no-progress --out "$work/full"
+# FULL_ARGS: extra run arguments for the full run (e.g. --axis restrictions that fit a lease).
+read -r -a full_args <<<"${FULL_ARGS:-}"
+step full "$full_s" run --no-progress --out "$work/full" "${full_args[@]}"
 step quick "$quick_s" run --quick --no-progress --out "$work/quick"
 step ncu "$ncu_s" run --ncu --ncu-kernel alu_stream_kernel --quick --no-progress --filter 'pipes.interference.*' --out "$work/ncu"
-if (($(nvidia-smi -L | wc -l) > 1)); then
+if ((devices_s > 0 && $(nvidia-smi -L | wc -l) > 1)); then
   step devices "$devices_s" run --devices all --quick --no-progress --filter latency.alu.ffma \
     --filter memory.bandwidth.dram --filter 'links.peer.*' --out "$work/devices"
 fi
-if [[ -x $root/scripts/sanitize.sh ]]; then
+if ((sanitize_s > 0)) && [[ -x $root/scripts/sanitize.sh ]]; then
   t0=$SECONDS
   # Every category under each tool, one process per category (SANITIZE_TOOLS picks the tools).
+  # SANITIZE_ARGS: run arguments narrowing the probes (default: every category, one process each).
+  read -r -a sanitize_args <<<"${SANITIZE_ARGS:-}"
+  ((${#sanitize_args[@]})) && sanitize_args=(-- "${sanitize_args[@]}")
   timeout --kill-after=20 "$sanitize_s" "$root/scripts/sanitize.sh" --exe "$bin" --out "$work/sanitize" \
-    --tools "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" >"$work/sanitize.log" 2>&1
+    --tools "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" "${sanitize_args[@]}" >"$work/sanitize.log" 2>&1
   note "sanitize  rc=$? $((SECONDS - t0)) s"
   sed 's/^/  /' "$work/sanitize.log" >>"$summary"
 fi

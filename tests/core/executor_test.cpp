@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+#include <utility>
+
 #include "core/error.hpp"
 
 namespace gd {
@@ -254,6 +258,18 @@ TEST(Execute, AMismatchedPointFailsTheRunAndTaintsItsAnalysis) {
   EXPECT_TRUE(s.failed_any());
   EXPECT_EQ(records[3].sass.status, SassStatus::Mismatch);
   EXPECT_NE(records[3].sass.detail.find("k2: FFMA x0"), std::string::npos) << records[3].sass.detail;
+}
+
+TEST(Execute, TheVerifiersOneTimeDisassemblyIsNotChargedToThePoint) {
+  bool first = true;
+  const SassVerifier verifier = [&](const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>&) -> SassCheck {
+    if (std::exchange(first, false)) std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    return {SassStatus::Verified, "ok"};
+  };
+  const auto records = run_with(summing_probe(), verifier);
+  EXPECT_LT(records.at(0).elapsed_s, 0.5) << "the probe's own time, without the disassembly";
+  EXPECT_GE(records.at(0).extra.value("sass_verify_s", 0.0), 0.8);
+  EXPECT_FALSE(records.at(1).extra.contains("sass_verify_s"));
 }
 
 TEST(Execute, AVerifierThatThrowsLeavesThePointUnverified) {
