@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/ncu_counters.hpp"
 #include "analysis/sm_rate.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
@@ -177,6 +178,36 @@ std::vector<SassExpectation> level_sass() {
   return out;
 }
 
+// The counters that show which level served the .cg loads (run --ncu): L1 lookups of global loads
+// and their hits, L2 read sectors from L1/TEX and their hits, DRAM bytes read.
+const std::vector<std::string> kServedByCounters = {
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "dram__bytes_read.sum"};
+
+// Per L2 point: with --ncu counters, the share of L1 and L2 hits and the L2 and DRAM bytes per
+// byte loaded, as proof that the .cg loads were served by L2; without them, a note saying so.
+void summarize_level(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records({{"level", std::string("l2")}})) {
+    Params p = r->params;
+    p.push_back({"check", std::string("served_by")});
+    Record& d = sc.derive(p, {r});
+    d.metrics = r->metrics;
+    const auto c = [&](const std::string& m) { return ncu_counter(r->extra, "level_read_kernel", m); };
+    const auto l1 = c(kServedByCounters[0]), l1_hit = c(kServedByCounters[1]), l2 = c(kServedByCounters[2]),
+               l2_hit = c(kServedByCounters[3]), dram = c(kServedByCounters[4]);
+    const double loaded = r->extra.value("bytes_per_block", 0.0) * r->extra.value("blocks_per_sm", 0) * sc.device().sm_count;
+    if (!l1 || !l1_hit || !l2 || !l2_hit || !dram || *l1 <= 0 || *l2 <= 0 || loaded <= 0) {
+      d.extra["ncu"] = ncu_absent_note();
+      continue;
+    }
+    sc.add_metric(d, "ncu/l1_hit_percent", single_value(100 * *l1_hit / *l1));
+    sc.add_metric(d, "ncu/l2_hit_percent", single_value(100 * *l2_hit / *l2));
+    sc.add_metric(d, "ncu/l2_bytes_per_loaded_byte", single_value(*l2 * 32 / loaded));
+    sc.add_metric(d, "ncu/dram_bytes_per_loaded_byte", single_value(*dram / loaded));
+    d.extra["served_by"] = *l1_hit / *l1 < 0.05 && *l2_hit / *l2 > 0.9 ? "L2 (L1 misses, L2 hits)" : "not L2 alone: see the counters";
+  }
+}
+
 ProbeSpec level_spec() {
   ProbeSpec s;
   s.id = "memory.bandwidth.level";
@@ -185,7 +216,13 @@ ProbeSpec level_spec() {
             std::move(Axis::list("width", {4, 8, 16})).quick({16})};
   s.sass = level_sass();
   s.metrics = level_metrics();
+  s.metrics.push_back({"ncu/l1_hit_percent", "%", "--ncu, L2 points: L1 hits of the global-load sectors looked up"});
+  s.metrics.push_back({"ncu/l2_hit_percent", "%", "--ncu, L2 points: L2 hits of the read sectors coming from L1"});
+  s.metrics.push_back({"ncu/l2_bytes_per_loaded_byte", "B/B", "--ncu, L2 points: L2 read sectors x 32 over bytes loaded"});
+  s.metrics.push_back({"ncu/dram_bytes_per_loaded_byte", "B/B", "--ncu, L2 points: DRAM bytes read over bytes loaded"});
+  s.ncu_metrics = kServedByCounters;
   s.run = run_level;
+  s.summarize = summarize_level;
   s.time_cap_s = 10;
   s.quick_time_cap_s = 2;
   return s;

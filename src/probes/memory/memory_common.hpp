@@ -1,6 +1,9 @@
 // Shared by the memory probes: picking a compile-time instantiation from a run-time axis value,
 // and the SASS opcode names of an access width.
 #pragma once
+#include <cstdint>
+#include <numeric>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -29,6 +32,20 @@ inline std::vector<std::string> forbid_wider(const std::string& op, int w, std::
   more.push_back("LDL");
   more.push_back("STL");
   return more;
+}
+
+// Sattolo's algorithm: next[i] is the line after i in a uniformly random permutation that is one
+// cycle over all n lines, so a chase through next visits every line before it repeats.
+inline std::vector<std::uint32_t> random_cycle(std::size_t n, std::mt19937_64& rng) {
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  for (std::size_t i = n - 1; i > 0; --i) {
+    std::uniform_int_distribution<std::size_t> pick(0, i - 1);
+    std::swap(order[i], order[pick(rng)]);
+  }
+  std::vector<std::uint32_t> next(n);
+  for (std::size_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
+  return next;
 }
 
 }  // namespace gd::memory
