@@ -224,6 +224,16 @@ ProbeSpec multicast_spec() {
                {"dram/read_bytes_per_landed_byte", "B/B", "derived, --ncu: DRAM read sectors x 32 over bytes landed"},
                {"l2/traffic_ratio", "x", "derived, --ncu: multicast's L2 read bytes per landed byte over same-tile loads'"}};
   s.ncu_metrics = kL2Counters;
+  // Quick mode runs the L2 source only, so the items read the L2 points (clusters of 2).
+  const auto at = [](const char* mode) {
+    return Params{{"source", std::string("l2")}, {"cluster", std::int64_t(2)}, {"mode", std::string(mode)}};
+  };
+  s.covers = {{"async.tma.multicast.fill_bw.distinct", "bandwidth/delivered_tbps", at("distinct")},
+              {"async.tma.multicast.fill_bw.explicit", "bandwidth/delivered_tbps", at("multicast")},
+              {"async.tma.multicast.fill_bw.implicit", "bandwidth/delivered_tbps", at("same")},
+              {"async.tma.multicast.l2_traffic.distinct", "l2/read_bytes_per_landed_byte", at("distinct_l2_traffic")},
+              {"async.tma.multicast.l2_traffic.explicit", "l2/read_bytes_per_landed_byte", at("multicast_l2_traffic")},
+              {"async.tma.multicast.l2_traffic.implicit", "l2/read_bytes_per_landed_byte", at("same_l2_traffic")}};
   s.run = run_multicast;
   s.summarize = summarize_multicast;
   s.time_cap_s = 8;

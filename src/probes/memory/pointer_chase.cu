@@ -236,6 +236,7 @@ ProbeSpec chase_spec() {
   ladder.span_label = "level";
   s.views = {ladder};
   s.covers = {{"memory.l1.latency", "latency/cycles", {{"level", "L1"}, {"variant", "ca"}}},
+              {"memory.l1.capacity", "level/last_bytes", {{"level", "L1"}, {"variant", "ca"}}},
               {"memory.l2.near_latency", "latency/cycles", {{"level", "L2"}, {"variant", "cg"}}},
               {"memory.l2.far_latency", "latency/cycles_at_last_bytes", {{"level", "L2.far_blend"}, {"variant", "cg"}}},
               {"memory.dram.latency", "latency/cycles", {{"level", "DRAM"}, {"variant", "cg"}}}};
