@@ -1,5 +1,7 @@
 #include "core/tensor_map.hpp"
 
+#include <string>
+
 #include <cuda_runtime.h>
 
 #include "core/error.hpp"
@@ -64,15 +66,18 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+// The driver's entry point `name` (CUDA 12 ABI); throws Error naming it when the driver lacks it.
+void* driver_entry(const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  GD_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &status));
+  if (status != cudaDriverEntryPointSuccess || !p)
+    throw Error(std::string("the CUDA driver does not provide ") + name + " (a CUDA 12 driver or newer is needed for TMA)");
+  return p;
+}
+
 EncodeTiled encode_tiled_entry() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    GD_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &status));
-    if (status != cudaDriverEntryPointSuccess || !p)
-      throw Error("the CUDA driver does not provide cuTensorMapEncodeTiled (a CUDA 12 driver or newer is needed for TMA)");
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
+  static const auto fn = reinterpret_cast<EncodeTiled>(driver_entry("cuTensorMapEncodeTiled"));
   return fn;
 }
 
@@ -82,14 +87,7 @@ using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t,
                                   CUtensorMapFloatOOBfill);
 
 EncodeIm2col encode_im2col_entry() {
-  static const EncodeIm2col fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    GD_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeIm2col", &p, 12000, cudaEnableDefault, &status));
-    if (status != cudaDriverEntryPointSuccess || !p)
-      throw Error("the CUDA driver does not provide cuTensorMapEncodeIm2col (a CUDA 12 driver or newer is needed for TMA)");
-    return reinterpret_cast<EncodeIm2col>(p);
-  }();
+  static const auto fn = reinterpret_cast<EncodeIm2col>(driver_entry("cuTensorMapEncodeIm2col"));
   return fn;
 }
 

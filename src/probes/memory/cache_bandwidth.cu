@@ -124,21 +124,14 @@ void measure_level(ProbeContext& ctx, Path path, int width, long long ws_bytes) 
       const unsigned step = on_chip ? 0u : unsigned((unsigned long long)kLevelUnroll * blocks * kLevelThreads % n);
       DeviceBuffer<RegionTiming> timing{std::size_t(blocks)};
       const double bytes_per_block = per_trip_block * trips;
-      std::vector<RegionTiming> last;
-      const RepeatResult r = ctx.measure([&] {
+      const memory::SmRateResult r = memory::measure_sm_rate(ctx, timing, bytes_per_block, [&] {
         launch(ctx, kernel, {unsigned(blocks), kLevelThreads, smem}, reinterpret_cast<const ptx::Vec<W>*>(buf.get()), n,
                step, 0LL, trips, sink.get(), timing.get());
         GD_CUDA_CHECK_LAUNCH();
-        last = timing.to_host();
-        std::vector<double> rates;
-        for (const SmRate& s : per_sm_rates(last, bytes_per_block)) rates.push_back(s.bytes_per_clock);
-        return summarize(rates).median;
       });
-      const double mhz = clock_mhz(last);
-      ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer, thread 0 of every block of the last launch");
-      ctx.metric("bandwidth/bytes_per_clk_per_sm", r.summary);
-      ctx.metric("bandwidth/tbps", r.summary.median * d.sm_count * mhz * 1e6 / 1e12);
-      ctx.metric("bandwidth/percent_of_128B_per_clk", r.summary.median / 128 * 100);
+      ctx.metric("bandwidth/bytes_per_clk_per_sm", r.bytes_per_clock);
+      ctx.metric("bandwidth/tbps", r.bytes_per_clock.median * d.sm_count * r.mhz * 1e6 / 1e12);
+      ctx.metric("bandwidth/percent_of_128B_per_clk", r.bytes_per_clock.median / 128 * 100);
       ctx.extra()["blocks_per_sm"] = per_sm;
       ctx.extra()["working_set_bytes"] = on_chip ? double(bytes) : double(n) * W;
       ctx.extra()["bytes_per_block"] = bytes_per_block;

@@ -72,6 +72,16 @@ __global__ void __launch_bounds__(32) line_latency_kernel(const char* region, co
 
 using Matrix = std::vector<std::vector<double>>;
 
+// A sample is a whole pass over every SM (tens of milliseconds): a few passes, within 3 s.
+RepeatPolicy pass_policy(int max_samples, double rel_ci) {
+  RepeatPolicy p;
+  p.min_samples = 3;
+  p.max_samples = max_samples;
+  p.target_rel_ci = rel_ci;
+  p.time_cap_s = 3;
+  return p;
+}
+
 Matrix elementwise_median(const std::vector<Matrix>& passes) {
   Matrix out = passes.front();
   for (std::size_t s = 0; s < out.size(); ++s)
@@ -193,14 +203,7 @@ void run_partition(ProbeContext& ctx) {
         repeat_passes.push_back(again);
         return partition_two_way(first).separation;
       },
-      [] {
-        RepeatPolicy p;
-        p.min_samples = 3;
-        p.max_samples = 7;
-        p.target_rel_ci = 0.03;
-        p.time_cap_s = 3;
-        return p;
-      }());
+      pass_policy(7, 0.03));
   const double mhz = clock_mhz(clocks);
   ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer around each SM's timed reads");
   const Matrix first = elementwise_median(first_passes), again = elementwise_median(repeat_passes);
@@ -319,14 +322,7 @@ void run_dram_partition(ProbeContext& ctx) {
         hit_passes.push_back(hit);
         return partition_two_way(cold).separation;
       },
-      [] {
-        RepeatPolicy p;
-        p.min_samples = 3;
-        p.max_samples = 5;
-        p.target_rel_ci = 0.05;
-        p.time_cap_s = 3;
-        return p;
-      }());
+      pass_policy(5, 0.05));
   const double mhz = clock_mhz(sl.clocks);
   ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer around each SM's timed reads");
   const Matrix cold = elementwise_median(cold_passes), hit = elementwise_median(hit_passes);

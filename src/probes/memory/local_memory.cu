@@ -115,19 +115,12 @@ void run_local_bandwidth(ProbeContext& ctx) {
   DeviceBuffer<RegionTiming> timing(std::size_t(d.sm_count));
   DeviceBuffer<unsigned> sink(1);
   const double bytes_per_block = 2.0 * kLocalVecs * 16 * kStreamThreads * trips;  // stored + reloaded
-  std::vector<RegionTiming> last;
-  const RepeatResult r = ctx.measure([&] {
+  const memory::SmRateResult r = memory::measure_sm_rate(ctx, timing, bytes_per_block, [&] {
     launch(ctx, local_stream_kernel, {unsigned(d.sm_count), kStreamThreads}, trips, 0u, 0u, timing.get(), sink.get());
     GD_CUDA_CHECK_LAUNCH();
-    last = timing.to_host();
-    std::vector<double> rates;
-    for (const SmRate& s : per_sm_rates(last, bytes_per_block)) rates.push_back(s.bytes_per_clock);
-    return summarize(rates).median;
   });
-  const double mhz = clock_mhz(last);
-  ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer, thread 0 of every block of the last launch");
-  ctx.metric("bandwidth/bytes_per_clk_per_sm", r.summary);
-  ctx.metric("bandwidth/tbps", r.summary.median * d.sm_count * mhz * 1e6 / 1e12);
+  ctx.metric("bandwidth/bytes_per_clk_per_sm", r.bytes_per_clock);
+  ctx.metric("bandwidth/tbps", r.bytes_per_clock.median * d.sm_count * r.mhz * 1e6 / 1e12);
   ctx.extra()["local_bytes_per_sm"] = kLocalVecs * 16 * kStreamThreads;
 }
 

@@ -12,6 +12,7 @@
 #include "core/ptx_memory.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
+#include "memory_common.hpp"
 
 namespace gd {
 namespace {
@@ -75,19 +76,12 @@ void run_stride(ProbeContext& ctx) {
   const int trips = std::max(1, int((l2 ? 1e9 : 4e9) / double(std::max<std::int64_t>(1, stride / 16)) /
                                     (useful_per_trip_block * blocks)));
   DeviceBuffer<RegionTiming> timing(blocks);
-  std::vector<RegionTiming> last;
-  const RepeatResult r = ctx.measure([&] {
+  const memory::SmRateResult r = memory::measure_sm_rate(ctx, timing, useful_per_trip_block * trips, [&] {
     launch(ctx, kernel, {blocks, kStrideThreads}, buf.get(), region - 1, unsigned(stride), trips, sink.get(), timing.get());
     GD_CUDA_CHECK_LAUNCH();
-    last = timing.to_host();
-    std::vector<double> rates;
-    for (const SmRate& s : per_sm_rates(last, useful_per_trip_block * trips)) rates.push_back(s.bytes_per_clock);
-    return summarize(rates).median;
   });
-  const double mhz = clock_mhz(last);
-  ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer, thread 0 of every block of the last launch");
-  ctx.metric("bandwidth/useful_bytes_per_clk_per_sm", r.summary);
-  ctx.metric("bandwidth/useful_tbps", r.summary.median * d.sm_count * mhz * 1e6 / 1e12);
+  ctx.metric("bandwidth/useful_bytes_per_clk_per_sm", r.bytes_per_clock);
+  ctx.metric("bandwidth/useful_tbps", r.bytes_per_clock.median * d.sm_count * r.mhz * 1e6 / 1e12);
   ctx.extra()["region_bytes"] = region;
   ctx.extra()["blocks_per_sm"] = per_sm;
 }
