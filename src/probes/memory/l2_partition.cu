@@ -406,8 +406,10 @@ ProbeSpec dram_partition_spec() {
                {"latency/l2_hit_after_cycles", "cycles", "every repeated read (L2 hits after the DRAM fill)"},
                {"partition/separation_cycles", "cycles", "median over SMs of far - near DRAM"},
                {"proof/first_reads_slower_percent", "%", "(SM, line) cells whose first read took over 1.3x the repeat"},
-               {"partition/sm_agreement_percent", "%", "SMs grouped alike by the DRAM reads and by the L2-hit repeats"},
-               {"partition/line_agreement_percent", "%", "lines homed alike by the DRAM reads and by the L2-hit repeats"},
+               {"partition/sm_agreement_percent", "%",
+                "SMs grouped alike by the DRAM reads and by the L2-hit repeats; near 50 % when the repeats carry no "
+                "partition signal (on an H200 a line read once is then served near from every SM)"},
+               {"partition/line_agreement_percent", "%", "lines homed alike by the DRAM reads and by the L2-hit repeats (as above)"},
                {"ncu/l2_read_miss_sectors", "sectors", "--ncu: L2 read lookups missing, per measuring launch"},
                {"ncu/l2_read_hit_sectors", "sectors", "--ncu: L2 read lookups hitting, per measuring launch"}};
   s.ncu_metrics = {"lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"};

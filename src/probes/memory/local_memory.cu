@@ -13,6 +13,7 @@
 #include "core/registry.hpp"
 #include "core/timing.cuh"
 #include "memory_common.hpp"
+#include "memory_tools.hpp"
 
 namespace gd {
 namespace {

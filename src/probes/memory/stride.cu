@@ -12,7 +12,7 @@
 #include "core/ptx_memory.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
-#include "memory_common.hpp"
+#include "memory_tools.hpp"
 
 namespace gd {
 namespace {

@@ -14,7 +14,7 @@
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
-#include "memory_common.hpp"
+#include "memory_tools.hpp"
 
 namespace gd {
 namespace {
