@@ -119,6 +119,16 @@ __device__ __forceinline__ void bulk_load(unsigned dst, const void* src, unsigne
   GD_SM90_ONLY(asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                             ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");)
 }
+// im2col mode, 4D (NHWC): c, w, h, n name the column's first pixel; off_w, off_h (16-bit) the
+// filter tap added to every pixel of the column.
+__device__ __forceinline__ void tensor_load_im2col_4d(unsigned dst, const CUtensorMap* map, unsigned bar, int c, int w,
+                                                      int h, int n, unsigned short off_w, unsigned short off_h) {
+  [[maybe_unused]] const auto m = reinterpret_cast<unsigned long long>(map);
+  GD_SM90_ONLY(asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                            " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};"
+                            ::"r"(dst), "l"(m), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar), "h"(off_w), "h"(off_h)
+                            : "memory");)
+}
 // With an L2 eviction policy from createpolicy (the .L2::cache_hint form).
 __device__ __forceinline__ void bulk_load_hint(unsigned dst, const void* src, unsigned bytes, unsigned bar,
                                                unsigned long long policy) {

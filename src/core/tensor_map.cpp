@@ -1,5 +1,7 @@
 #include "core/tensor_map.hpp"
 
+#include <string>
+
 #include <cuda_runtime.h>
 
 #include "core/error.hpp"
@@ -64,19 +66,72 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
+// The driver's entry point `name` (CUDA 12 ABI); throws Error naming it when the driver lacks it.
+void* driver_entry(const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  GD_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &status));
+  if (status != cudaDriverEntryPointSuccess || !p)
+    throw Error(std::string("the CUDA driver does not provide ") + name + " (a CUDA 12 driver or newer is needed for TMA)");
+  return p;
+}
+
 EncodeTiled encode_tiled_entry() {
-  static const EncodeTiled fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    GD_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &status));
-    if (status != cudaDriverEntryPointSuccess || !p)
-      throw Error("the CUDA driver does not provide cuTensorMapEncodeTiled (a CUDA 12 driver or newer is needed for TMA)");
-    return reinterpret_cast<EncodeTiled>(p);
-  }();
+  static const auto fn = reinterpret_cast<EncodeTiled>(driver_entry("cuTensorMapEncodeTiled"));
+  return fn;
+}
+
+using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                  const cuuint64_t*, const int*, const int*, cuuint32_t, cuuint32_t, const cuuint32_t*,
+                                  CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                  CUtensorMapFloatOOBfill);
+
+EncodeIm2col encode_im2col_entry() {
+  static const auto fn = reinterpret_cast<EncodeIm2col>(driver_entry("cuTensorMapEncodeIm2col"));
   return fn;
 }
 
 }  // namespace
+
+std::string im2col_spec_error(const Im2colTensorMapSpec& s) {
+  if (s.rank < 3 || s.rank > 5) return "im2col rank must be 3, 4 or 5 (got " + std::to_string(s.rank) + ")";
+  if (reinterpret_cast<std::uintptr_t>(s.base) % 16) return "the global address must be 16-byte aligned";
+  const std::uint32_t elem = tensor_map_element_bytes(s.dtype);
+  for (int d = 1; d < s.rank; ++d)
+    if (s.strides[d] % 16) return "stride of dimension " + std::to_string(d) + " is not a multiple of 16 bytes";
+  for (int d = 0; d < s.rank; ++d)
+    if (s.dims[d] == 0 || s.dims[d] > (std::uint64_t(1) << 32)) return "dimension " + std::to_string(d) + " must be 1..2^32";
+  const int spatial = s.rank - 2, bits = 16 / spatial;  // the corners share 16 bits
+  const int lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
+  for (int d = 0; d < spatial; ++d)
+    if (s.lower[d] < lo || s.lower[d] > hi || s.upper[d] < lo || s.upper[d] > hi)
+      return "bounding-box corners of a rank-" + std::to_string(s.rank) + " im2col map must lie in " + std::to_string(lo) +
+             ".." + std::to_string(hi);
+  if (s.channels_per_pixel < 1 || s.channels_per_pixel > 256) return "channels_per_pixel must be 1..256";
+  if (s.channels_per_pixel * elem % 16) return "a pixel's channels must span a multiple of 16 bytes";
+  if (s.pixels_per_column < 1 || s.pixels_per_column > 1024) return "pixels_per_column must be 1..1024";
+  return "";
+}
+
+CUtensorMap encode_im2col_tensor_map(const Im2colTensorMapSpec& s) {
+  if (const std::string why = im2col_spec_error(s); !why.empty()) throw UserError("im2col tensor map: " + why);
+  cuuint64_t dims[5], strides[4];
+  cuuint32_t estrides[5];
+  for (int d = 0; d < s.rank; ++d) {
+    dims[d] = s.dims[d];
+    estrides[d] = 1;
+    if (d >= 1) strides[d - 1] = s.strides[d];
+  }
+  CUtensorMap map{};
+  const CUresult r = encode_im2col_entry()(&map, s.dtype, cuuint32_t(s.rank), s.base, dims, strides, s.lower.data(),
+                                           s.upper.data(), s.channels_per_pixel, s.pixels_per_column, estrides,
+                                           CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                           CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error("cuTensorMapEncodeIm2col rejected a rank-" + std::to_string(s.rank) + " map (CUresult " +
+                std::to_string(int(r)) + ")");
+  return map;
+}
 
 CUtensorMap encode_tiled_tensor_map(const TiledTensorMapSpec& s) {
   if (const std::string why = tensor_map_spec_error(s); !why.empty()) throw UserError("tensor map: " + why);

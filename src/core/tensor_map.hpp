@@ -35,4 +35,21 @@ std::uint64_t tensor_map_box_bytes(const TiledTensorMapSpec& s);
 // point (a driver older than CUDA 12) or rejects the spec.
 CUtensorMap encode_tiled_tensor_map(const TiledTensorMapSpec& s);
 
+// An im2col tensor (cuTensorMapEncodeIm2col): rank 3..5, channels innermost (NWC, NHWC, NDHWC).
+// A load walks `pixels_per_column` pixels through the bounding box [lower, dim + upper) of the
+// spatial dimensions (image after image), `channels_per_pixel` channels of each.
+struct Im2colTensorMapSpec {
+  CUtensorMapDataType dtype = CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  int rank = 4;
+  void* base = nullptr;                   // 16-byte aligned global address
+  std::array<std::uint64_t, 5> dims{};    // elements per dimension, channels first
+  std::array<std::uint64_t, 5> strides{}; // bytes between rows of dimension d (d >= 1); [0] unused
+  std::array<int, 3> lower{}, upper{};    // bounding-box corners per spatial dimension (rank - 2 used)
+  std::uint32_t channels_per_pixel = 0;   // 1..256
+  std::uint32_t pixels_per_column = 0;    // 1..1024
+};
+// Why the spec is invalid (rank, alignment, corner range, box limits), or empty.
+std::string im2col_spec_error(const Im2colTensorMapSpec& s);
+CUtensorMap encode_im2col_tensor_map(const Im2colTensorMapSpec& s);
+
 }  // namespace gd

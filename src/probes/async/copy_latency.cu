@@ -185,6 +185,8 @@ ProbeSpec copy_latency_spec() {
   s.metrics = chain_latency_metrics("cycles from issuing one copy to its data being usable (chain slope)");
   s.metrics.push_back({"overhead/cycles", "cycles", "derived: latency over a plain ld.global.cg of the same lines"});
   s.metrics.push_back({"overhead/ns", "ns", "the same in ns"});
+  s.covers = {{"async.tma.load.latency_1d", "latency/cycles",
+               {{"mechanism", std::string("tensor_1d")}, {"level", std::string("dram")}}}};
   s.run = run_copy_latency;
   s.summarize = summarize_copy_latency;
   s.time_cap_s = 12;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/ncu_counters.hpp"
 #include "core/launch.cuh"
 #include "core/ptx_async.cuh"
 #include "core/registry.hpp"
@@ -117,7 +118,9 @@ void run_cluster(ProbeContext& ctx, int mode, const std::string& where) {
     return async::source_word((unsigned long long)((u / kBoxesWide) * kBoxY * kBoxX * kBoxesWide + (u % kBoxesWide) * kBoxX),
                               buf.seed);
   };
-  const int check_trips = 2 * kStages + 1;
+  // The check launch is as long as a timed one: under --ncu (one sample) the counters are a median
+  // over the launches, which a short check launch would otherwise pull down to half.
+  const int check_trips = trips;
   sum.fill_zero();
   launch(ctx, kernel, shape, map, mode, check_trips, 0LL, units, sum.get(), timing.get());
   GD_CUDA_CHECK_LAUNCH();
@@ -161,20 +164,46 @@ void run_multicast(ProbeContext& ctx) {
   }
 }
 
-// Per source and cluster size: multicast against every CTA loading the shared tile itself.
-// L2 sectors come from the --ncu mode's extra.ncu when a run has it.
+// L2 read sectors (--ncu) of the ring kernel over the bytes a launch lands in shared memory.
+const std::vector<std::string> kL2Counters = {"lts__t_sectors_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+                                              "dram__sectors_read.sum"};
+
+// Per source and cluster size: multicast against every CTA loading the shared tile itself, and
+// per mode the L2 traffic each byte landed in shared memory caused, from the --ncu mode's
+// extra.ncu when a run has it (a note says so when it has not).
 void summarize_multicast(SummaryContext& sc) {
   for (const std::string where : {"dram", "l2"})
     for (const std::int64_t n : {2, 4}) {
+      for (const char* mode : kModeNames)
+        for (const Record* r : sc.ok_records({{"source", where}, {"cluster", n}, {"mode", std::string(mode)}})) {
+          Record& t = sc.derive({{"source", where}, {"cluster", n}, {"mode", std::string(mode) + "_l2_traffic"}}, {r});
+          t.metrics = r->metrics;
+          const auto sectors = ncu_counter(r->extra, "multicast_ring_kernel", kL2Counters[0]);
+          const auto dram = ncu_counter(r->extra, "multicast_ring_kernel", kL2Counters[2]);
+          const double landed = r->extra.value("bytes_per_launch", 0.0);
+          if (sectors && landed > 0) {
+            sc.add_metric(t, "l2/read_bytes_per_landed_byte", single_value(*sectors * 32 / landed));
+            if (dram) sc.add_metric(t, "dram/read_bytes_per_landed_byte", single_value(*dram * 32 / landed));
+          } else {
+            t.extra["l2_sectors"] = ncu_absent_note();
+          }
+        }
       const auto mc = sc.ok_records({{"source", where}, {"cluster", n}, {"mode", std::string("multicast")}});
       const auto same = sc.ok_records({{"source", where}, {"cluster", n}, {"mode", std::string("same")}});
       if (mc.empty() || same.empty()) continue;
       Record& r = sc.derive({{"source", where}, {"cluster", n}, {"mode", std::string("multicast_vs_same")}}, {mc[0], same[0]});
       sc.add_metric(r, "speedup/ratio", single_value(mc[0]->metric("bandwidth/delivered_tbps")->value() /
                                                      same[0]->metric("bandwidth/delivered_tbps")->value()));
-      r.extra["l2_sectors"] = mc[0]->extra.contains("ncu") && same[0]->extra.contains("ncu")
-                                  ? nlohmann::json{{"multicast", mc[0]->extra["ncu"]}, {"same", same[0]->extra["ncu"]}}
-                                  : nlohmann::json("absent: this run has no extra.ncu (run with --ncu for lts__t_sectors counters)");
+      const auto mc_l2 = ncu_counter(mc[0]->extra, "multicast_ring_kernel", kL2Counters[0]);
+      const auto same_l2 = ncu_counter(same[0]->extra, "multicast_ring_kernel", kL2Counters[0]);
+      if (mc_l2 && same_l2 && *same_l2 > 0) {
+        // Per landed byte, so launches of different lengths compare.
+        const double mc_per = *mc_l2 / mc[0]->extra.value("bytes_per_launch", 1.0);
+        const double same_per = *same_l2 / same[0]->extra.value("bytes_per_launch", 1.0);
+        sc.add_metric(r, "l2/traffic_ratio", single_value(mc_per / same_per));
+      } else {
+        r.extra["l2_sectors"] = ncu_absent_note();
+      }
     }
 }
 
@@ -192,7 +221,21 @@ ProbeSpec multicast_spec() {
   s.sass.push_back(async::fill_source_sass());
   s.metrics = {{"bandwidth/delivered_tbps", "TB/s", "bytes landed in shared memory, all CTAs, per second (10^12)"},
                {"bandwidth/unique_tbps", "TB/s", "distinct tile bytes per second (what L2/DRAM must supply once)"},
-               {"speedup/ratio", "x", "derived: multicast's delivered bandwidth over every CTA loading the tile"}};
+               {"speedup/ratio", "x", "derived: multicast's delivered bandwidth over every CTA loading the tile"},
+               {"l2/read_bytes_per_landed_byte", "B/B", "derived, --ncu: L2 read sectors x 32 over bytes landed in shared memory"},
+               {"dram/read_bytes_per_landed_byte", "B/B", "derived, --ncu: DRAM read sectors x 32 over bytes landed"},
+               {"l2/traffic_ratio", "x", "derived, --ncu: multicast's L2 read bytes per landed byte over same-tile loads'"}};
+  s.ncu_metrics = kL2Counters;
+  // Quick mode runs the L2 source only, so the items read the L2 points (clusters of 2).
+  const auto at = [](const char* mode) {
+    return Params{{"source", std::string("l2")}, {"cluster", std::int64_t(2)}, {"mode", std::string(mode)}};
+  };
+  s.covers = {{"async.tma.multicast.fill_bw.distinct", "bandwidth/delivered_tbps", at("distinct")},
+              {"async.tma.multicast.fill_bw.explicit", "bandwidth/delivered_tbps", at("multicast")},
+              {"async.tma.multicast.fill_bw.implicit", "bandwidth/delivered_tbps", at("same")},
+              {"async.tma.multicast.l2_traffic.distinct", "l2/read_bytes_per_landed_byte", at("distinct_l2_traffic")},
+              {"async.tma.multicast.l2_traffic.explicit", "l2/read_bytes_per_landed_byte", at("multicast_l2_traffic")},
+              {"async.tma.multicast.l2_traffic.implicit", "l2/read_bytes_per_landed_byte", at("same_l2_traffic")}};
   s.run = run_multicast;
   s.summarize = summarize_multicast;
   s.time_cap_s = 8;

@@ -114,6 +114,8 @@ ProbeSpec store_latency_spec() {
   s.axes = {Axis::list("store", Stores::names())};
   s.sass = Stores::sass("store_chain_kernel", SassRegion::Clocked, kUnroll);
   s.metrics = chain_latency_metrics("cycles from issuing one store to its wait returning (chain slope)");
+  s.covers = {{"async.tma.store.latency_issue", "latency/cycles", {{"store", std::string("tensor4k_read")}}},
+              {"async.tma.store.latency_complete", "latency/cycles", {{"store", std::string("tensor4k_complete")}}}};
   s.run = run_store_latency;
   s.time_cap_s = 4;
   s.quick_time_cap_s = 2;

@@ -157,6 +157,7 @@ ProbeSpec sync_cost_spec() {
   s.axes = {Axis::list("op", Ops::names())};
   s.sass = Ops::sass("sync_cost_kernel", SassRegion::Clocked, kUnroll);
   s.metrics = chain_latency_metrics("cycles per operation, issued back to back (loop-length slope)");
+  s.covers = {{"async.tensormap.replace", "latency/cycles", {{"op", std::string("tensormap_replace_fence")}}}};
   s.run = run_sync_cost;
   s.time_cap_s = 6;
   s.quick_time_cap_s = 2;

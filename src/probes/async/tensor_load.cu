@@ -161,6 +161,8 @@ ProbeSpec tensor_load_spec() {
                                  async::tensor_copy_forbid()));
   s.sass.push_back(async::fill_source_sass());
   s.metrics = async::inflight_metrics();
+  s.covers = {{"async.tma.bw_vs_inflight", "bandwidth/tbps", {{"source", std::string("dram")}}},
+              {"async.tma.latency_vs_inflight", "latency/littles_ns", {{"source", std::string("dram")}}}};
   s.run = run_tensor_load;
   s.time_cap_s = 20;
   s.quick_time_cap_s = 4;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/ncu_counters.hpp"
 #include "analysis/sm_rate.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
@@ -12,6 +13,7 @@
 #include "core/registry.hpp"
 #include "core/timing.cuh"
 #include "memory_common.hpp"
+#include "memory_tools.hpp"
 
 namespace gd {
 namespace {
@@ -123,21 +125,14 @@ void measure_level(ProbeContext& ctx, Path path, int width, long long ws_bytes) 
       const unsigned step = on_chip ? 0u : unsigned((unsigned long long)kLevelUnroll * blocks * kLevelThreads % n);
       DeviceBuffer<RegionTiming> timing{std::size_t(blocks)};
       const double bytes_per_block = per_trip_block * trips;
-      std::vector<RegionTiming> last;
-      const RepeatResult r = ctx.measure([&] {
+      const memory::SmRateResult r = memory::measure_sm_rate(ctx, timing, bytes_per_block, [&] {
         launch(ctx, kernel, {unsigned(blocks), kLevelThreads, smem}, reinterpret_cast<const ptx::Vec<W>*>(buf.get()), n,
                step, 0LL, trips, sink.get(), timing.get());
         GD_CUDA_CHECK_LAUNCH();
-        last = timing.to_host();
-        std::vector<double> rates;
-        for (const SmRate& s : per_sm_rates(last, bytes_per_block)) rates.push_back(s.bytes_per_clock);
-        return summarize(rates).median;
       });
-      const double mhz = clock_mhz(last);
-      ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer, thread 0 of every block of the last launch");
-      ctx.metric("bandwidth/bytes_per_clk_per_sm", r.summary);
-      ctx.metric("bandwidth/tbps", r.summary.median * d.sm_count * mhz * 1e6 / 1e12);
-      ctx.metric("bandwidth/percent_of_128B_per_clk", r.summary.median / 128 * 100);
+      ctx.metric("bandwidth/bytes_per_clk_per_sm", r.bytes_per_clock);
+      ctx.metric("bandwidth/tbps", r.bytes_per_clock.median * d.sm_count * r.mhz * 1e6 / 1e12);
+      ctx.metric("bandwidth/percent_of_128B_per_clk", r.bytes_per_clock.median / 128 * 100);
       ctx.extra()["blocks_per_sm"] = per_sm;
       ctx.extra()["working_set_bytes"] = on_chip ? double(bytes) : double(n) * W;
       ctx.extra()["bytes_per_block"] = bytes_per_block;
@@ -177,6 +172,36 @@ std::vector<SassExpectation> level_sass() {
   return out;
 }
 
+// The counters that show which level served the .cg loads (run --ncu): L1 lookups of global loads
+// and their hits, L2 read sectors from L1/TEX and their hits, DRAM bytes read.
+const std::vector<std::string> kServedByCounters = {
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
+    "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "dram__bytes_read.sum"};
+
+// Per L2 point: with --ncu counters, the share of L1 and L2 hits and the L2 and DRAM bytes per
+// byte loaded, as proof that the .cg loads were served by L2; without them, a note saying so.
+void summarize_level(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records({{"level", std::string("l2")}})) {
+    Params p = r->params;
+    p.push_back({"check", std::string("served_by")});
+    Record& d = sc.derive(p, {r});
+    d.metrics = r->metrics;
+    const auto c = [&](const std::string& m) { return ncu_counter(r->extra, "level_read_kernel", m); };
+    const auto l1 = c(kServedByCounters[0]), l1_hit = c(kServedByCounters[1]), l2 = c(kServedByCounters[2]),
+               l2_hit = c(kServedByCounters[3]), dram = c(kServedByCounters[4]);
+    const double loaded = r->extra.value("bytes_per_block", 0.0) * r->extra.value("blocks_per_sm", 0) * sc.device().sm_count;
+    if (!l1 || !l1_hit || !l2 || !l2_hit || !dram || *l1 <= 0 || *l2 <= 0 || loaded <= 0) {
+      d.extra["ncu"] = ncu_absent_note();
+      continue;
+    }
+    sc.add_metric(d, "ncu/l1_hit_percent", single_value(100 * *l1_hit / *l1));
+    sc.add_metric(d, "ncu/l2_hit_percent", single_value(100 * *l2_hit / *l2));
+    sc.add_metric(d, "ncu/l2_bytes_per_loaded_byte", single_value(*l2 * 32 / loaded));
+    sc.add_metric(d, "ncu/dram_bytes_per_loaded_byte", single_value(*dram / loaded));
+    d.extra["served_by"] = *l1_hit / *l1 < 0.05 && *l2_hit / *l2 > 0.9 ? "L2 (L1 misses, L2 hits)" : "not L2 alone: see the counters";
+  }
+}
+
 ProbeSpec level_spec() {
   ProbeSpec s;
   s.id = "memory.bandwidth.level";
@@ -185,7 +210,13 @@ ProbeSpec level_spec() {
             std::move(Axis::list("width", {4, 8, 16})).quick({16})};
   s.sass = level_sass();
   s.metrics = level_metrics();
+  s.metrics.push_back({"ncu/l1_hit_percent", "%", "--ncu, L2 points: L1 hits of the global-load sectors looked up"});
+  s.metrics.push_back({"ncu/l2_hit_percent", "%", "--ncu, L2 points: L2 hits of the read sectors coming from L1"});
+  s.metrics.push_back({"ncu/l2_bytes_per_loaded_byte", "B/B", "--ncu, L2 points: L2 read sectors x 32 over bytes loaded"});
+  s.metrics.push_back({"ncu/dram_bytes_per_loaded_byte", "B/B", "--ncu, L2 points: DRAM bytes read over bytes loaded"});
+  s.ncu_metrics = kServedByCounters;
   s.run = run_level;
+  s.summarize = summarize_level;
   s.time_cap_s = 10;
   s.quick_time_cap_s = 2;
   return s;

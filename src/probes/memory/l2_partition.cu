@@ -1,5 +1,5 @@
-// Near and far L2 hit latency of every SM and the partition map: each SM in turn reads the same
-// sampled lines; clustering the SM x line latencies splits SMs and lines into L2 partitions.
+// Near and far L2 hit and DRAM latency of every SM and the partition map: each SM in turn reads the
+// same sampled lines; clustering the SM x line latencies splits SMs and lines into L2 partitions.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/ncu_counters.hpp"
 #include "analysis/partition.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
@@ -33,6 +34,13 @@ __global__ void __launch_bounds__(32) link_sampled_kernel(char* region, const un
   for (int k = threadIdx.x; k < lines; k += blockDim.x)
     *reinterpret_cast<const void**>(region + std::size_t(order[k]) * kLineBytes) =
         region + std::size_t(order[(k + 1) % lines]) * kLineBytes;
+}
+
+// Writes every line of `scrub` (several times the L2 size): afterwards L2 holds none of the
+// sampled lines, which were written back to DRAM as the scrub's lines displaced them.
+__global__ void scrub_l2_kernel(uint4* scrub, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    scrub[i] = make_uint4(unsigned(i), 0u, 0u, 0u);
 }
 
 // One block per SM (the dynamic shared memory keeps a second one off); every block names its SM,
@@ -64,6 +72,16 @@ __global__ void __launch_bounds__(32) line_latency_kernel(const char* region, co
 
 using Matrix = std::vector<std::vector<double>>;
 
+// A sample is a whole pass over every SM (tens of milliseconds): a few passes, within 3 s.
+RepeatPolicy pass_policy(int max_samples, double rel_ci) {
+  RepeatPolicy p;
+  p.min_samples = 3;
+  p.max_samples = max_samples;
+  p.target_rel_ci = rel_ci;
+  p.time_cap_s = 3;
+  return p;
+}
+
 Matrix elementwise_median(const std::vector<Matrix>& passes) {
   Matrix out = passes.front();
   for (std::size_t s = 0; s < out.size(); ++s)
@@ -85,56 +103,79 @@ nlohmann::json rounded(const Matrix& m) {
   return j;
 }
 
-void run_partition(ProbeContext& ctx) {
-  const int lines = int(ctx.int_param("lines"));
-  const DeviceInfo& d = ctx.device();
-  const long long region_lines = kRegionBytes / kLineBytes;
-  if (lines < 8 || lines >= region_lines) throw Error("lines must be between 8 and the region's line count");
+// The sampled lines of one 2 MiB region and the launches over them, shared by the L2 and the
+// DRAM probes: `link(writer)` writes the lines' cycle from SM `writer`, `measure(target)` has SM
+// `target` time every line twice; `sms` are the SM ids the one-block-per-SM grid covers.
+struct SampledLines {
+  ProbeContext& ctx;
+  int lines;
+  std::vector<unsigned> order;
+  DeviceBuffer<char> region{std::size_t(kRegionBytes)};
+  DeviceBuffer<unsigned> order_dev, block_sm;
+  DeviceBuffer<long long> cycles;
+  DeviceBuffer<RegionTiming> timing{1};
+  DeviceBuffer<const void*> sink{1};
+  LaunchShape one_per_sm;
+  std::vector<unsigned> sms;
+  std::vector<RegionTiming> clocks;
 
-  std::mt19937_64 rng(std::random_device{}());
-  std::vector<unsigned> all(region_lines - 1);
-  std::iota(all.begin(), all.end(), 1u);  // line 0 is the TLB warm-up line, never sampled
-  std::shuffle(all.begin(), all.end(), rng);
-  const std::vector<unsigned> order(all.begin(), all.begin() + lines);
-
-  DeviceBuffer<char> region(kRegionBytes);
-  region.fill_zero();
-  DeviceBuffer<unsigned> order_dev(order.size());
-  order_dev.from_host(order);
-  DeviceBuffer<unsigned> block_sm(d.sm_count);
-  DeviceBuffer<long long> cycles(2 * std::size_t(lines));
-  DeviceBuffer<RegionTiming> timing(1);
-  DeviceBuffer<const void*> sink(1);
-  const std::size_t smem = std::size_t(d.shared_per_block_optin);
-  if (smem < 2 * std::size_t(lines) * sizeof(long long)) ctx.skip("shared memory too small to hold the timings");
-  GD_CUDA_CHECK(cudaFuncSetAttribute(line_latency_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  GD_CUDA_CHECK(cudaFuncSetAttribute(link_sampled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  const void* start = region.get() + std::size_t(order[0]) * kLineBytes;
-  const LaunchShape one_per_sm{unsigned(d.sm_count), 32, smem};
-  const auto measure_on = [&](unsigned target) {
+  SampledLines(ProbeContext& c, int n)
+      : ctx(c), lines(n), order_dev(std::size_t(n)), block_sm(std::size_t(c.device().sm_count)),
+        cycles(2 * std::size_t(n)) {
+    const DeviceInfo& d = ctx.device();
+    const long long region_lines = kRegionBytes / kLineBytes;
+    if (lines < 8 || lines >= region_lines)
+      throw UserError("lines must be between 8 and " + std::to_string(region_lines - 1) + " (the region's lines)");
+    std::mt19937_64 rng(std::random_device{}());
+    std::vector<unsigned> all(region_lines - 1);
+    std::iota(all.begin(), all.end(), 1u);  // line 0 is the TLB warm-up line, never sampled
+    std::shuffle(all.begin(), all.end(), rng);
+    order.assign(all.begin(), all.begin() + lines);
+    region.fill_zero();
+    order_dev.from_host(order);
+    const std::size_t smem = std::size_t(d.shared_per_block_optin);
+    if (smem < 2 * std::size_t(lines) * sizeof(long long)) ctx.skip("shared memory too small to hold the timings");
+    GD_CUDA_CHECK(cudaFuncSetAttribute(line_latency_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    GD_CUDA_CHECK(cudaFuncSetAttribute(link_sampled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    one_per_sm = {unsigned(d.sm_count), 32, smem};
+    measure(kNoSm);  // which SM ids the grid covers (one block each)
+    sms = block_sm.to_host();
+    std::sort(sms.begin(), sms.end());
+    sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
+    if (sms.size() < 2) ctx.skip("fewer than two SMs ran a block: nothing to compare");
+  }
+  void link(unsigned writer) {
+    launch(ctx, link_sampled_kernel, one_per_sm, region.get(), order_dev.get(), lines, writer);
+  }
+  void measure(unsigned target) {
+    const void* start = region.get() + std::size_t(order[0]) * kLineBytes;
     launch(ctx, line_latency_kernel, one_per_sm, region.get(), start, 0ull, lines, target, block_sm.get(), cycles.get(),
            timing.get(), sink.get());
     GD_CUDA_CHECK_LAUNCH();
-  };
-  // Which SM ids the grid covers (one block each).
-  measure_on(kNoSm);
-  std::vector<unsigned> sms = block_sm.to_host();
-  std::sort(sms.begin(), sms.end());
-  sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
-  if (sms.size() < 2) ctx.skip("fewer than two SMs ran a block: nothing to compare");
+  }
+  // After measure(): row s of the first and the repeated reads.
+  void collect(std::size_t s, Matrix& first, Matrix& again) {
+    const std::vector<long long> c = cycles.to_host();
+    first[s].assign(c.begin(), c.begin() + lines);
+    again[s].assign(c.begin() + lines, c.end());
+    clocks.push_back(timing.to_host()[0]);
+  }
+};
 
-  std::vector<RegionTiming> clocks;
+void run_partition(ProbeContext& ctx) {
+  SampledLines sl(ctx, int(ctx.int_param("lines")));
+  const int lines = sl.lines;
+  const std::vector<unsigned>& sms = sl.sms;
+  const std::vector<unsigned>& order = sl.order;
+  std::vector<RegionTiming>& clocks = sl.clocks;
   // One pass: every SM reads the lines after they were written by writer_of(SM).
   const auto pass = [&](const std::function<unsigned(std::size_t)>& writer_of, Matrix& first, Matrix& again) {
     first.assign(sms.size(), {});
     again.assign(sms.size(), {});
     for (std::size_t s = 0; s < sms.size(); ++s) {
-      launch(ctx, link_sampled_kernel, one_per_sm, region.get(), order_dev.get(), lines, writer_of(s));
-      measure_on(sms[s]);
-      const std::vector<long long> c = cycles.to_host();
-      first[s].assign(c.begin(), c.begin() + lines);
-      again[s].assign(c.begin() + lines, c.end());
-      clocks.push_back(timing.to_host()[0]);
+      sl.link(writer_of(s));
+      sl.measure(sms[s]);
+      sl.collect(s, first, again);
     }
   };
   // Pass 0, one writer for all: the SMs of the writer's partition read every line near, the
@@ -162,14 +203,7 @@ void run_partition(ProbeContext& ctx) {
         repeat_passes.push_back(again);
         return partition_two_way(first).separation;
       },
-      [] {
-        RepeatPolicy p;
-        p.min_samples = 3;
-        p.max_samples = 7;
-        p.target_rel_ci = 0.03;
-        p.time_cap_s = 3;
-        return p;
-      }());
+      pass_policy(7, 0.03));
   const double mhz = clock_mhz(clocks);
   ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer around each SM's timed reads");
   const Matrix first = elementwise_median(first_passes), again = elementwise_median(repeat_passes);
@@ -254,6 +288,139 @@ ProbeSpec partition_spec() {
 }
 
 GD_REGISTER_PROBE(partition_spec());
+
+// ------------------------------------------------------------------------------ near/far DRAM
+
+constexpr int kScrubL2s = 3;  // the scrub writes this many L2 sizes between a link and a read
+
+// Every SM reads the same sampled lines right after a scrub has pushed them out of L2, so each
+// first read is served by DRAM; the second read of each line (an L2 hit) is the witness that the
+// first was not. Clustering the first reads splits SMs and lines as the L2 probe does: a line's
+// DRAM is reached through its home L2 partition, so "near DRAM" is a miss homed in the reader's
+// partition and "far DRAM" one homed in the other.
+void run_dram_partition(ProbeContext& ctx) {
+  SampledLines sl(ctx, int(ctx.int_param("lines")));
+  const DeviceInfo& d = ctx.device();
+  // Under `run --ncu` (counters only; its timings are not kept) a few SMs of the id list suffice,
+  // and every profiled launch costs a tenth of a second.
+  if (!ctx.ncu_tag().empty() && sl.sms.size() > 4)
+    sl.sms = {sl.sms[0], sl.sms[sl.sms.size() / 4], sl.sms[sl.sms.size() / 2], sl.sms[3 * sl.sms.size() / 4]};
+  const std::vector<unsigned>& sms = sl.sms;
+  DeviceBuffer<uint4> scrub(std::size_t(kScrubL2s) * std::size_t(d.l2_bytes) / sizeof(uint4));
+  const LaunchShape scrub_shape{unsigned(d.sm_count * 4), 512};
+  std::vector<Matrix> cold_passes, hit_passes;
+  ctx.measure(
+      [&] {
+        Matrix cold(sms.size()), hit(sms.size());
+        for (std::size_t s = 0; s < sms.size(); ++s) {
+          sl.link(sms[(s + sms.size() / 2) % sms.size()]);
+          launch(ctx, scrub_l2_kernel, scrub_shape, scrub.get(), (long long)scrub.size());
+          sl.measure(sms[s]);
+          sl.collect(s, cold, hit);
+        }
+        cold_passes.push_back(cold);
+        hit_passes.push_back(hit);
+        return partition_two_way(cold).separation;
+      },
+      pass_policy(5, 0.05));
+  const double mhz = clock_mhz(sl.clocks);
+  ctx.set_observed_sm_clock_mhz(mhz, "clock64 over %globaltimer around each SM's timed reads");
+  const Matrix cold = elementwise_median(cold_passes), hit = elementwise_median(hit_passes);
+  const PartitionMap m = partition_two_way(cold);
+  const PartitionMap by_hits = partition_two_way(hit);
+  // The witness: every (SM, line) first read against the same SM's repeat of that line.
+  std::size_t slower = 0, cells = 0;
+  std::vector<double> all_cold, all_hit;
+  for (std::size_t s = 0; s < sms.size(); ++s)
+    for (int j = 0; j < sl.lines; ++j) {
+      ++cells;
+      if (cold[s][j] > 1.3 * hit[s][j]) ++slower;
+      all_cold.push_back(cold[s][j]);
+      all_hit.push_back(hit[s][j]);
+    }
+  // Whether the DRAM clustering finds the same partitions as the L2 hits (labels may swap).
+  std::size_t same_sm = 0, same_line = 0;
+  for (std::size_t s = 0; s < sms.size(); ++s) same_sm += m.sm_group[s] == by_hits.sm_group[s];
+  for (int j = 0; j < sl.lines; ++j) same_line += m.line_home[j] == by_hits.line_home[j];
+  same_sm = std::max(same_sm, sms.size() - same_sm);
+  same_line = std::max(same_line, std::size_t(sl.lines) - same_line);
+  std::vector<double> fars;
+  for (double f : m.far)
+    if (std::isfinite(f)) fars.push_back(f);
+  ctx.metric("latency/near_dram_cycles", summarize(m.near));
+  ctx.metric("latency/near_dram_ns", summarize(m.near).median / mhz * 1e3);
+  if (!fars.empty()) {
+    ctx.metric("latency/far_dram_cycles", summarize(fars));
+    ctx.metric("latency/far_dram_ns", summarize(fars).median / mhz * 1e3);
+  }
+  ctx.metric("latency/dram_all_cycles", summarize(all_cold));
+  ctx.metric("latency/l2_hit_after_cycles", summarize(all_hit));
+  ctx.metric("partition/separation_cycles", m.separation);
+  ctx.metric("proof/first_reads_slower_percent", 100.0 * double(slower) / double(cells));
+  ctx.metric("partition/sm_agreement_percent", 100.0 * double(same_sm) / double(sms.size()));
+  ctx.metric("partition/line_agreement_percent", 100.0 * double(same_line) / double(sl.lines));
+  ctx.extra()["sm_ids"] = sms;
+  ctx.extra()["sm_group"] = m.sm_group;
+  ctx.extra()["line_home_group"] = m.line_home;
+  ctx.extra()["dram_latency_cycles"] = rounded(cold);
+  ctx.extra()["passes"] = cold_passes.size();
+  ctx.extra()["scrub_bytes"] = double(scrub.bytes());
+  ctx.extra()["method"] =
+      "per SM: link the lines (written by an SM half the id list away), write " + std::to_string(kScrubL2s) +
+      " L2 sizes of scrub lines, then time one dependent .cg load per line twice; the first reads cluster "
+      "(two-means over SM rows) into near/far DRAM, the second reads (L2 hits) witness that the first were misses";
+}
+
+// With --ncu, the measuring kernel's L2 lookups: misses should be one per sampled line (the first
+// reads) and hits one per line (the repeats), plus the TLB warm-up line.
+void summarize_dram_partition(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    Record& out = sc.derive({{"lines", std::string("l2_lookups")}}, {r});
+    out.metrics = r->metrics;
+    const auto miss = ncu_counter(r->extra, "line_latency_kernel", "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum");
+    const auto hit = ncu_counter(r->extra, "line_latency_kernel", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
+    if (miss && hit) {
+      sc.add_metric(out, "ncu/l2_read_miss_sectors", single_value(*miss));
+      sc.add_metric(out, "ncu/l2_read_hit_sectors", single_value(*hit));
+      out.extra["ncu_expect"] = "per launch: about one miss per sampled line (the first reads) and one hit per line";
+    } else {
+      out.extra["ncu"] = ncu_absent_note();
+    }
+  }
+}
+
+ProbeSpec dram_partition_spec() {
+  ProbeSpec s;
+  s.id = "memory.latency.dram_partition";
+  s.description = "DRAM latency per SM with L2 scrubbed (witnessed by the L2-hit repeat), near vs far DRAM by home partition";
+  s.axes = {std::move(Axis::list("lines", std::vector<std::int64_t>{64})).quick({32})};
+  s.sass = {expect_sass("*line_latency_kernel*", SassRegion::Clocked, {{"LDG.E.64.STRONG.GPU", 1, -1}},
+                        {"LDL", "STL", "LDG.E.64.CONSTANT"}),
+            expect_sass("*link_sampled_kernel*", SassRegion::Whole, {{"STG.E.64", 1, -1}}),
+            expect_sass("*scrub_l2_kernel*", SassRegion::Whole, {{"STG.E.128", 1, -1}})};
+  s.metrics = {{"latency/near_dram_cycles", "cycles", "per-SM median first read of lines homed in its own partition (median over SMs)"},
+               {"latency/far_dram_cycles", "cycles", "per-SM median first read of lines homed in the other partition"},
+               {"latency/near_dram_ns", "ns", "near DRAM latency at the observed SM clock"},
+               {"latency/far_dram_ns", "ns", "far DRAM latency at the observed SM clock"},
+               {"latency/dram_all_cycles", "cycles", "every first read (SM x line)"},
+               {"latency/l2_hit_after_cycles", "cycles", "every repeated read (L2 hits after the DRAM fill)"},
+               {"partition/separation_cycles", "cycles", "median over SMs of far - near DRAM"},
+               {"proof/first_reads_slower_percent", "%", "(SM, line) cells whose first read took over 1.3x the repeat"},
+               {"partition/sm_agreement_percent", "%",
+                "SMs grouped alike by the DRAM reads and by the L2-hit repeats; near 50 % when the repeats carry no "
+                "partition signal (on an H200 a line read once is then served near from every SM)"},
+               {"partition/line_agreement_percent", "%", "lines homed alike by the DRAM reads and by the L2-hit repeats (as above)"},
+               {"ncu/l2_read_miss_sectors", "sectors", "--ncu: L2 read lookups missing, per measuring launch"},
+               {"ncu/l2_read_hit_sectors", "sectors", "--ncu: L2 read lookups hitting, per measuring launch"}};
+  s.ncu_metrics = {"lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"};
+  s.run = run_dram_partition;
+  s.summarize = summarize_dram_partition;
+  s.time_cap_s = 6;
+  s.quick_time_cap_s = 3;
+  return s;
+}
+
+GD_REGISTER_PROBE(dram_partition_spec());
 
 }  // namespace
 }  // namespace gd

@@ -15,6 +15,7 @@
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
+#include "memory_tools.hpp"
 
 namespace gd {
 namespace {
@@ -72,19 +73,6 @@ __global__ void link_lines_kernel(char* base, const std::uint32_t* next, long lo
     *reinterpret_cast<const void**>(base + i * kLineBytes) = base + std::uint64_t(next[i]) * kLineBytes;
 }
 
-// Sattolo's algorithm: a uniformly random permutation that is one cycle over all lines.
-std::vector<std::uint32_t> random_cycle(std::size_t n, std::mt19937_64& rng) {
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  for (std::size_t i = n - 1; i > 0; --i) {
-    std::uniform_int_distribution<std::size_t> pick(0, i - 1);
-    std::swap(order[i], order[pick(rng)]);
-  }
-  std::vector<std::uint32_t> next(n);
-  for (std::size_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
-  return next;
-}
-
 // Sets the chase kernel's carveout and records what was asked, what the driver reports back for
 // the kernel, and the SM's shared-memory total: the driver does not say which split it used, so
 // these are what a reader has to tell which L1 size the plateau measured.
@@ -116,7 +104,7 @@ void run_chase_for(ProbeContext& ctx, std::int64_t bytes) {
   DeviceBuffer<char> chase(std::size_t(lines) * kLineBytes);
   {
     DeviceBuffer<std::uint32_t> next{std::size_t(lines)};
-    next.from_host(random_cycle(std::size_t(lines), rng));
+    next.from_host(memory::random_cycle(std::size_t(lines), rng));
     launch(ctx, link_lines_kernel, {unsigned(ctx.device().sm_count * 4), 256}, chase.get(), next.get(), lines);
     GD_CUDA_CHECK_LAUNCH();
   }
@@ -248,6 +236,7 @@ ProbeSpec chase_spec() {
   ladder.span_label = "level";
   s.views = {ladder};
   s.covers = {{"memory.l1.latency", "latency/cycles", {{"level", "L1"}, {"variant", "ca"}}},
+              {"memory.l1.capacity", "level/last_bytes", {{"level", "L1"}, {"variant", "ca"}}},
               {"memory.l2.near_latency", "latency/cycles", {{"level", "L2"}, {"variant", "cg"}}},
               {"memory.l2.far_latency", "latency/cycles_at_last_bytes", {{"level", "L2.far_blend"}, {"variant", "cg"}}},
               {"memory.dram.latency", "latency/cycles", {{"level", "DRAM"}, {"variant", "cg"}}}};
