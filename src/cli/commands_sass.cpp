@@ -267,17 +267,16 @@ void add_isa(CLI::App& app, std::function<int()>& action) {
 
 // --------------------------------------------------------------------------- __patch-child
 
-// Internal: runs one patched launch for sass::launch_in_child, in a fresh process so that a
-// kernel that traps or corrupts memory takes only this process down.
+// Internal: runs a batch of patched launches for sass::launch_batch_in_child, in a fresh process
+// so that a kernel that traps, hangs or corrupts memory takes only this process down. Outcomes
+// go to fd 3, one JSON line each, where the parent's watchdog reads them.
 void add_patch_child(CLI::App& app, std::function<int()>& action) {
-  auto* cmd = app.add_subcommand("__patch-child", "internal: launch a patched cubin (used by patch probes)");
+  auto* cmd = app.add_subcommand("__patch-child", "internal: launch patched cubins (used by patch probes)");
   cmd->group("");  // hidden from --help
-  auto cubin = std::make_shared<std::string>();
-  auto job = std::make_shared<std::string>();
-  cmd->add_option("cubin", *cubin)->required();
-  cmd->add_option("job", *job)->required();
-  cmd->callback([&action, cubin, job] {
-    action = [cubin, job] { return sass::patch_child_main(*cubin, *job, std::cout); };
+  auto batch = std::make_shared<std::string>();
+  cmd->add_option("batch", *batch)->required();
+  cmd->callback([&action, batch] {
+    action = [batch] { return sass::patch_child_main(*batch, 3); };
   });
 }
 

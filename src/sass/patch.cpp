@@ -3,16 +3,13 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "core/child_process.hpp"
 #include "core/error.hpp"
 #include "sass/disasm.hpp"
 #include "sass/fatbin.hpp"
@@ -103,46 +100,6 @@ class DeviceAllocation {
  private:
   void* ptr_ = nullptr;
 };
-
-std::string read_all(int fd, double timeout_s, bool& timed_out) {
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      return out;
-    }
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) return out;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-}
-
-LaunchOutcome outcome_from_child(int status, bool timed_out, const std::string& output) {
-  LaunchOutcome o;
-  if (timed_out) {
-    o.kind = LaunchOutcome::Kind::TimedOut;
-    o.message = "the patched launch did not finish in time (killed)";
-  } else if (WIFSIGNALED(status)) {
-    o.kind = LaunchOutcome::Kind::Crashed;
-    o.message = std::string("child killed by signal ") + strsignal(WTERMSIG(status));
-  } else {
-    try {
-      // The outcome is the last line; anything before it is the driver's diagnostics.
-      const auto pos = output.rfind("\n{");
-      o = launch_outcome_from_json(nlohmann::json::parse(output.substr(pos == std::string::npos ? 0 : pos)));
-    } catch (const std::exception&) {
-      o.kind = LaunchOutcome::Kind::Crashed;
-      o.message = "child exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                  " without an outcome: " + output.substr(0, 300);
-    }
-  }
-  return o;
-}
 
 }  // namespace
 
@@ -306,55 +263,87 @@ LaunchOutcome launch_here(const std::vector<std::uint8_t>& cubin, const LaunchJo
   return o;
 }
 
-LaunchOutcome launch_in_child(const Cubin& cubin, const LaunchJob& job, double timeout_s,
-                              const std::string& executable) {
-  TempFile cubin_file(".cubin"), job_file(".json");
-  cubin_file.write(cubin.bytes().data(), cubin.bytes().size());
-  const std::string job_text = to_json(job).dump();
-  job_file.write(job_text.data(), job_text.size());
+std::vector<LaunchOutcome> launch_batch_in_child(const std::vector<PatchedLaunch>& launches, double timeout_s,
+                                                 const std::string& executable) {
   const std::string exe = executable.empty() ? own_executable_path() : executable;
+  std::vector<LaunchOutcome> outcomes(launches.size());
+  std::size_t next = 0;
+  while (next < launches.size()) {
+    // The rest of the batch, each cubin in its own file, in one job file.
+    std::vector<std::unique_ptr<TempFile>> cubin_files;
+    nlohmann::json batch = nlohmann::json::array();
+    for (std::size_t i = next; i < launches.size(); ++i) {
+      if (!launches[i].cubin) throw Error("launch_batch_in_child: launch " + std::to_string(i) + " has no cubin");
+      cubin_files.push_back(std::make_unique<TempFile>(".cubin"));
+      cubin_files.back()->write(launches[i].cubin->bytes().data(), launches[i].cubin->bytes().size());
+      batch.push_back({{"cubin", cubin_files.back()->path()}, {"job", to_json(launches[i].job)}});
+    }
+    TempFile batch_file(".json");
+    const std::string text = batch.dump();
+    batch_file.write(text.data(), text.size());
 
-  // Everything the child needs is prepared before fork: between fork and exec only
-  // async-signal-safe calls are allowed (the CUDA runtime may have threads running).
-  std::vector<std::string> argv_s = {exe, "__patch-child", cubin_file.path(), job_file.path()};
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  int fds[2];
-  if (::pipe(fds) != 0) throw Error("patch: cannot create a pipe to the child");
-  const pid_t pid = ::fork();
-  if (pid < 0) throw Error("patch: fork failed");
-  if (pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
+    std::size_t got = 0;
+    const ChildOutcome child = run_child(
+        {exe, "__patch-child", batch_file.path()},
+        [&](const std::string& line) {
+          if (next + got >= launches.size()) return;  // more lines than launches: ignored
+          try {
+            outcomes[next + got] = launch_outcome_from_json(nlohmann::json::parse(line));
+          } catch (const std::exception& e) {
+            outcomes[next + got] = {LaunchOutcome::Kind::Crashed, std::string("unreadable outcome from the child: ") + e.what(), {}};
+          }
+          ++got;
+        },
+        timeout_s);
+    const bool stopped_on_failure = got > 0 && !outcomes[next + got - 1].completed();
+    if (next + got < launches.size() && !stopped_on_failure) {
+      // The child ended or hung during launch next+got: that launch is the one that failed.
+      LaunchOutcome& o = outcomes[next + got];
+      o.kind = child.timed_out ? LaunchOutcome::Kind::TimedOut : LaunchOutcome::Kind::Crashed;
+      o.message = child.describe(timeout_s);
+      ++got;
+    }
+    next += got;
   }
-  ::close(fds[1]);
-  bool timed_out = false;
-  const std::string output = read_all(fds[0], timeout_s, timed_out);
-  ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return outcome_from_child(status, timed_out, output);
+  return outcomes;
 }
 
-int patch_child_main(const std::string& cubin_path, const std::string& job_path, std::ostream& out) {
-  LaunchOutcome o;
+LaunchOutcome launch_in_child(const Cubin& cubin, const LaunchJob& job, double timeout_s,
+                              const std::string& executable) {
+  return launch_batch_in_child({{&cubin, job}}, timeout_s, executable).at(0);
+}
+
+int patch_child_main(const std::string& batch_path, int out_fd) {
+  const auto emit = [out_fd](const LaunchOutcome& o) {
+    const std::string line = to_json(o).dump() + "\n";
+    for (std::size_t done = 0; done < line.size();) {
+      const ssize_t n = ::write(out_fd, line.data() + done, line.size() - done);
+      if (n <= 0) return false;
+      done += std::size_t(n);
+    }
+    return true;
+  };
+  nlohmann::json batch;
   try {
-    const std::vector<std::uint8_t> cubin = read_file_bytes(cubin_path);
-    const std::vector<std::uint8_t> job_bytes = read_file_bytes(job_path);
-    const auto job = launch_job_from_json(nlohmann::json::parse(job_bytes.begin(), job_bytes.end()));
-    o = launch_here(cubin, job);
+    const std::vector<std::uint8_t> bytes = read_file_bytes(batch_path);
+    batch = nlohmann::json::parse(bytes.begin(), bytes.end());
+    if (!batch.is_array()) throw UserError("a patch batch is a JSON array");
   } catch (const std::exception& e) {
-    o.kind = LaunchOutcome::Kind::CudaError;
-    o.message = e.what();
+    emit({LaunchOutcome::Kind::NotRun, std::string("unreadable patch batch: ") + e.what(), {}});
+    return 2;
   }
-  out << "\n" << to_json(o).dump() << "\n";
-  out.flush();
+  for (const auto& entry : batch) {
+    LaunchOutcome o;
+    try {
+      const std::vector<std::uint8_t> cubin = read_file_bytes(entry.at("cubin").get<std::string>());
+      o = launch_here(cubin, launch_job_from_json(entry.at("job")));
+    } catch (const std::exception& e) {
+      o.kind = LaunchOutcome::Kind::CudaError;
+      o.message = e.what();
+    }
+    if (!emit(o)) return 3;
+    if (!o.completed()) return 0;  // the context may be poisoned: the parent goes on in a fresh child
+  }
   return 0;
 }
 

@@ -79,11 +79,26 @@ LaunchOutcome launch_outcome_from_json(const nlohmann::json& j);
 // cudaGetDriverEntryPointByVersion, libcuda is not linked) and launches. Throws gd::CudaError.
 LaunchOutcome launch_here(const std::vector<std::uint8_t>& cubin, const LaunchJob& job);
 
-// In a child process: `executable __patch-child CUBIN JOB` (our own binary by default), whose
-// stdout carries the outcome. The child is killed after `timeout_s`.
+// One patched launch of a batch: the cubin is borrowed, it must outlive the call.
+struct PatchedLaunch {
+  const Cubin* cubin = nullptr;
+  LaunchJob job;
+};
+
+// Runs the launches in order in child processes (`executable __patch-child BATCH`, our own binary
+// by default) under a watchdog: a child that prints no outcome for `timeout_s` seconds is killed
+// and that launch is TimedOut; a child that dies makes it Crashed, with the signal. A child stops
+// after the first launch that did not complete (a CUDA error poisons its context), and the rest
+// of the batch goes on in a fresh child, so one bad patch never costs the other launches.
+// Returns one outcome per launch, in order.
+std::vector<LaunchOutcome> launch_batch_in_child(const std::vector<PatchedLaunch>& launches, double timeout_s = 20,
+                                                 const std::string& executable = {});
+// A batch of one.
 LaunchOutcome launch_in_child(const Cubin& cubin, const LaunchJob& job, double timeout_s = 20,
                               const std::string& executable = {});
-// The child's side: reads the files, launches, prints the outcome as JSON; returns exit code.
-int patch_child_main(const std::string& cubin_path, const std::string& job_path, std::ostream& out);
+// The child's side: reads the batch file (a JSON array of {"cubin": path, "job": {...}}), launches
+// each in turn and writes each outcome as one JSON line to `out_fd` as soon as it is known;
+// returns after the first launch that did not complete. Returns the process exit code.
+int patch_child_main(const std::string& batch_path, int out_fd);
 
 }  // namespace gd::sass

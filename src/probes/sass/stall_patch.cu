@@ -14,31 +14,19 @@
 #include "core/error.hpp"
 #include "core/ptx.cuh"
 #include "core/registry.hpp"
-#include "sass/fatbin.hpp"
-#include "sass/patch.hpp"
+#include "sass/patch_experiment.hpp"
+#include "patch_chains.cuh"
 
 namespace gd {
 namespace stall_patch {
 
-constexpr int kChain = 64;      // dependent FFMAs per chain, fully unrolled: one identical word repeated
-constexpr int kThreads = 32;    // one warp: nothing else can issue in a stall the patch removes
-constexpr int kRegions = 4;     // timed regions of 1, 2, 4, 8 chains: cycles per FFMA is their slope
+using namespace patch_chains;  // 4 regions of 1, 2, 4, 8 chains of 64 steps, one warp
 constexpr int kTotalChains = (1 << kRegions) - 1;
-
-// kChains chains back to back, straight-line: no loop counter for ptxas to interleave, so each
-// region is one run of identical FFMA words between two clock reads.
-template <int kChains>
-__device__ __forceinline__ float chains(float x, float a, float b) {
-#pragma unroll
-  for (int i = 0; i < kChains * kChain; ++i) x = ptx::ffma(x, a, b);
-  return x;
-}
 
 // x <- x * a + b with a = 1 and b a small integer: every step is exact, so the result counts the
 // steps that saw their predecessor's result; a step that read a stale register is a missing b.
 // The host fits cycles over the four region lengths like every other latency, and reads the SM
-// clock from clock64 against %globaltimer across the launch. Clock values stay in registers
-// until the end, so no store lands inside a region.
+// clock from clock64 against %globaltimer across the launch.
 // External linkage: the host never launches it through the runtime, so an internal-linkage
 // kernel could be dropped; the probe finds it in the cubin and launches it patched.
 __global__ void ffma_stall_chain_kernel(float* x_io, long long* cycles, unsigned long long* clock, float a, float b) {
@@ -47,26 +35,8 @@ __global__ void ffma_stall_chain_kernel(float* x_io, long long* cycles, unsigned
   // landed: otherwise the first region alone waits for a and b (about 20 cycles on an H200),
   // which is not a fixed cost of every region and bent the slope to 3.966 cycles per FFMA.
   if (x < 0.0f || a < 0.0f || b < 0.0f) cycles[0] = -1;
-  const unsigned long long g0 = ptx::globaltimer_ns();
-  const long long c0 = clock64();
-  x = chains<1>(x, a, b);
-  const long long c1 = clock64();
-  x = chains<2>(x, a, b);
-  const long long c2 = clock64();
-  x = chains<4>(x, a, b);
-  const long long c3 = clock64();
-  x = chains<8>(x, a, b);
-  const long long c4 = clock64();
-  const unsigned long long g1 = ptx::globaltimer_ns();
+  x = timed_regions(x, [a, b](float v) { return ptx::ffma(v, a, b); }, cycles, clock);
   x_io[threadIdx.x] = x;
-  if (threadIdx.x == 0) {
-    cycles[0] = c1 - c0;
-    cycles[1] = c2 - c1;
-    cycles[2] = c3 - c2;
-    cycles[3] = c4 - c3;
-    clock[0] = (unsigned long long)(c4 - c0);
-    clock[1] = g1 - g0;
-  }
 }
 
 }  // namespace stall_patch
@@ -79,55 +49,36 @@ using stall_patch::kThreads;
 using stall_patch::kTotalChains;
 
 struct ChainLocation {
-  sass::Cubin cubin;
-  std::string kernel_name;
+  sass::LocatedKernel code;
   std::vector<sass::InstructionRun> runs;  // one per region, in program order
-  const sass::Kernel& kernel() const { return *cubin.find_kernel(kernel_name); }
+  const sass::Cubin& cubin() const { return code.cubin; }
+  const sass::Kernel& kernel() const { return code.kernel(); }
 };
 
-sass::Arch code_arch(const DeviceInfo& d, const sass::EmbeddedCubins& ours) {
-  if (!d.arch_code_loaded.empty()) return sass::Arch::parse(d.arch_code_loaded);
-  for (bool specific : {true, false})
-    for (const auto& a : ours.archs())
-      if (a.sm == d.cc() && a.specific == specific) return a;
-  throw SkipProbe("the binary has no SASS for " + d.sm_name() + " to patch");
-}
-
 ChainLocation locate_chain(const DeviceInfo& device) {
-  sass::EmbeddedCubins ours = sass::own_cubins();
-  const sass::Arch arch = code_arch(device, ours);
-  for (auto& c : ours.cubins) {
-    if (!(c.arch() == arch)) continue;
-    for (const auto& k : c.kernels()) {
-      if (k.demangled.find("ffma_stall_chain_kernel") == std::string::npos) continue;
-      const std::string name = k.name;
-      ChainLocation loc{std::move(c), name, {}};
-      loc.runs = sass::identical_runs(loc.cubin, loc.kernel(), kChain - 1);
-      // A region's last FFMA may write a different register (the one stored), so it can fall outside.
-      std::string found;
-      for (const auto& r : loc.runs) found += (found.empty() ? "" : ", ") + std::to_string(r.count);
-      bool as_written = loc.runs.size() == std::size_t(kRegions);
-      for (int i = 0; as_written && i < kRegions; ++i)
-        as_written = loc.runs[i].count + 1 >= std::size_t((1 << i) * kChain);
-      if (!as_written)
-        throw Error("expected " + std::to_string(kRegions) + " runs of about 64, 128, 256, 512 identical FFMA words, found [" +
-                    found + "]: the chain was not compiled as written");
-      return loc;
-    }
-  }
-  throw Error("the " + arch.name() + " code of this binary has no ffma_stall_chain_kernel");
+  ChainLocation loc{sass::locate_own_kernel(device, "ffma_stall_chain_kernel"), {}};
+  loc.runs = sass::identical_runs(loc.cubin(), loc.kernel(), kChain - 1);
+  // A region's last FFMA may write a different register (the one stored), so it can fall outside.
+  std::string found;
+  for (const auto& r : loc.runs) found += (found.empty() ? "" : ", ") + std::to_string(r.count);
+  bool as_written = loc.runs.size() == std::size_t(kRegions);
+  for (int i = 0; as_written && i < kRegions; ++i) as_written = loc.runs[i].count + 1 >= std::size_t((1 << i) * kChain);
+  if (!as_written)
+    throw Error("expected " + std::to_string(kRegions) + " runs of about 64, 128, 256, 512 identical FFMA words, found [" +
+                found + "]: the chain was not compiled as written");
+  return loc;
 }
 
 // Every FFMA of each region's run but its last gets `stall`: each of them feeds the next FFMA.
 sass::Cubin with_stall(const ChainLocation& loc, int stall) {
-  std::vector<sass::InstructionEdit> edits;
+  sass::ControlPatch p(loc.code);
   for (const auto& run : loc.runs)
     for (std::size_t i = run.first; i + 1 < run.first + run.count; ++i) {
-      sass::ControlWord w = sass::ControlWord::decode(loc.cubin.instruction(loc.kernel(), i).hi);
+      sass::ControlWord w = p.control(i);
       w.stall = stall;
-      edits.push_back({loc.kernel_name, i, std::nullopt, w});
+      p.set_control(i, w);
     }
-  return sass::apply_patch(loc.cubin, edits);
+  return p.apply();
 }
 
 std::size_t patched_count(const ChainLocation& loc) {
@@ -155,11 +106,9 @@ LineFit fit_regions(const long long* cycles) {
   return fit_chain_slope(x, y);
 }
 
-StallOutcome run_with_stall(const ChainLocation& loc, int stall, const DeviceInfo& device,
-                            const std::vector<float>& x0, float b) {
-  const sass::Cubin patched = stall < 0 ? loc.cubin : with_stall(loc, stall);
+sass::LaunchJob chain_job(const ChainLocation& loc, const DeviceInfo& device, const std::vector<float>& x0, float b) {
   sass::LaunchJob job;
-  job.kernel = loc.kernel_name;
+  job.kernel = loc.code.name;
   job.device = device.index;
   job.block = kThreads;
   const std::vector<long long> cycles(kRegions, 0);
@@ -168,7 +117,10 @@ StallOutcome run_with_stall(const ChainLocation& loc, int stall, const DeviceInf
   job.args = {sass::LaunchArg::device_buffer(x0.data(), x0.size() * sizeof(float)),
               sass::LaunchArg::device_buffer(cycles.data(), cycles.size() * sizeof(long long)),
               sass::LaunchArg::device_buffer(clock, sizeof clock), sass::LaunchArg::of(a), sass::LaunchArg::of(b)};
-  const sass::LaunchOutcome o = sass::launch_in_child(patched, job);
+  return job;
+}
+
+StallOutcome read_outcome(const sass::LaunchOutcome& o, int stall, const std::vector<float>& x0, float b) {
   StallOutcome s{stall, sass::to_string(o.kind) + (o.completed() ? "" : ": " + o.message)};
   if (!o.completed()) return s;
   const auto* got = reinterpret_cast<const float*>(o.buffers.at(0).data());
@@ -193,25 +145,47 @@ std::vector<StallTrial> trials_of(const std::vector<StallOutcome>& outcomes) {
 }
 
 void run_stall_patch(ProbeContext& ctx) {
-  if (const char* off = std::getenv("GPUDISSECT_NO_PATCH"); off && *off && std::string(off) != "0")
-    ctx.skip("cubin patching is turned off (GPUDISSECT_NO_PATCH)");
+  if (const auto off = sass::patching_disabled()) ctx.skip(*off);
   const ChainLocation loc = locate_chain(ctx.device());
-  const int compiler_stall = sass::ControlWord::decode(loc.cubin.instruction(loc.kernel(), loc.runs.front().first + 1).hi).stall;
+  const int compiler_stall = loc.code.control(loc.runs.front().first + 1).stall;
 
   std::mt19937 rng(std::random_device{}());
   std::vector<float> x0(kThreads);
   for (auto& v : x0) v = float(rng() % 1000);
   const float b = float(1 + rng() % 7);
 
-  ctx.launched_by_name(loc.kernel_name);  // verified as compiled; the patch's effect is checked below
-  const StallOutcome baseline = run_with_stall(loc, -1, ctx.device(), x0, b);
+  ctx.launched_by_name(loc.code.name);  // verified as compiled; the patch's effect is checked below
+  // One batch in a child process: the code as compiled (the first launch is the warm-up), every
+  // stall from 0 to a few above the compiler's, then the code as compiled again for its timing.
+  const int top = std::min(15, compiler_stall + (ctx.quick() ? 1 : 4));
+  const int repeats = ctx.quick() ? 3 : 9;
+  std::vector<int> stalls = {-1};
+  for (int s = 0; s <= top; ++s) stalls.push_back(s);
+  for (int i = 0; i < repeats; ++i) stalls.push_back(-1);
+  std::vector<sass::Cubin> patched;
+  for (int s = 0; s <= top; ++s) patched.push_back(with_stall(loc, s));
+  const sass::LaunchJob job = chain_job(loc, ctx.device(), x0, b);
+  std::vector<sass::PatchedLaunch> launches;
+  for (int s : stalls) launches.push_back({s < 0 ? &loc.cubin() : &patched[std::size_t(s)], job});
+  const std::vector<sass::LaunchOutcome> results = sass::launch_batch_in_child(launches);
+
+  const StallOutcome baseline = read_outcome(results[0], -1, x0, b);
   if (baseline.kind != "completed" || baseline.wrong_lanes)
     throw Error("the unpatched kernel loaded through the driver API is already wrong (" + baseline.kind + ", " +
                 std::to_string(baseline.wrong_lanes) + " wrong lanes): the loading path is broken");
   if (baseline.clock_mhz <= 0) throw Error("the unpatched launch recorded no %globaltimer interval");
-  const int top = std::min(15, compiler_stall + (ctx.quick() ? 1 : 4));
   std::vector<StallOutcome> outcomes;
-  for (int s = 0; s <= top; ++s) outcomes.push_back(run_with_stall(loc, s, ctx.device(), x0, b));
+  std::vector<double> unpatched_cycles, mhz;
+  for (std::size_t i = 1; i < stalls.size(); ++i) {
+    const StallOutcome o = read_outcome(results[i], stalls[i], x0, b);
+    if (stalls[i] >= 0) {
+      outcomes.push_back(o);
+      continue;
+    }
+    if (o.kind != "completed" || o.wrong_lanes) throw Error("an unpatched repeat went wrong: " + o.kind);
+    unpatched_cycles.push_back(o.cycles_per_ffma());
+    mhz.push_back(o.clock_mhz);
+  }
 
   const int threshold = stall_threshold(trials_of(outcomes));
   if (threshold < 0) throw Error("no tested stall count gave the right result, not even " + std::to_string(top));
@@ -223,29 +197,17 @@ void run_stall_patch(ProbeContext& ctx) {
                      {"mean_missing_steps", o.mean_missing_steps}, {"cycles_per_ffma", o.cycles_per_ffma()},
                      {"fit_r2", o.fit.r2}});
   ctx.extra()["stall_sweep"] = table;
-  ctx.extra()["arch"] = loc.cubin.arch().name();
-  ctx.extra()["chain"] = {{"kernel", loc.kernel_name}, {"first_instruction", loc.runs.front().first},
+  ctx.extra()["arch"] = loc.cubin().arch().name();
+  ctx.extra()["chain"] = {{"kernel", loc.code.name}, {"first_instruction", loc.runs.front().first},
                           {"length", kChain}, {"regions", kRegions}, {"patched_instructions", patched_count(loc)}};
   ctx.extra()["patch_effect"] = effect.evidence;
-  ctx.extra()["mercury_sections"] = loc.cubin.has_mercury_sections();
+  ctx.extra()["mercury_sections"] = loc.cubin().has_mercury_sections();
   if (!effect.took) throw Error("the patch had no observable effect: " + effect.evidence);
 
-  // The unpatched kernel again, repeated like every latency: one slope per launch.
-  std::vector<double> mhz;
-  RepeatPolicy policy;
-  policy.warmup = 0;  // the baseline launch above was the warm-up
-  policy.max_samples = 15;
-  policy.target_rel_ci = 0.01;
-  const Summary unpatched = ctx.measure([&] {
-    const StallOutcome o = run_with_stall(loc, -1, ctx.device(), x0, b);
-    if (o.kind != "completed" || o.wrong_lanes) throw Error("an unpatched repeat went wrong: " + o.kind);
-    mhz.push_back(o.clock_mhz);
-    return o.cycles_per_ffma();
-  }, policy).summary;
   ctx.set_observed_sm_clock_mhz(summarize(mhz).median, "clock64 over %globaltimer across the unpatched launches (child process)");
   ctx.metric("stall/threshold", double(threshold));
   ctx.metric("stall/compiler", double(compiler_stall));
-  ctx.metric("cycles_per_ffma/unpatched", unpatched);
+  ctx.metric("cycles_per_ffma/unpatched", summarize(unpatched_cycles));
 }
 
 ProbeSpec stall_patch_spec() {

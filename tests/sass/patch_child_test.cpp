@@ -1,0 +1,106 @@
+// The parent side of patched launches: whatever a child does (hang, crash, report and then hang),
+// the parent gets one outcome per launch, in time, and the launches after a bad one still run.
+// Fake children stand in for `gpudissect __patch-child` (no GPU needed).
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sass/patch.hpp"
+#include "sass_test_util.hpp"
+
+namespace gd::sass {
+namespace {
+
+// A shell script as the child; $2 is the batch file. Outcomes go to fd 3, one JSON line each.
+std::string fake_child(const std::string& name, const std::string& body) {
+  const std::string path = testing::scratch_dir() + "/" + name + ".sh";
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+const char* kCompleted = R"(echo '{"kind":"completed","message":"","buffers":["2a"]}' >&3)";
+
+// Any valid cubin: the fake children never load it.
+const Cubin& some_cubin() {
+  static const Cubin c = testing::compile_cubin(testing::kChainSource, "sm_90a");
+  return c;
+}
+
+std::vector<PatchedLaunch> batch(std::size_t n) {
+  LaunchJob job;
+  job.kernel = "k";
+  return std::vector<PatchedLaunch>(n, PatchedLaunch{&some_cubin(), job});
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+TEST(PatchChild, AHangingChildIsKilledWithinTheWatchdogAndTheRestRuns) {
+  // Every child completes its first launch and hangs in its second: launches 1 and 3 hang.
+  const std::string exe = fake_child("complete_then_hang", std::string(kCompleted) + "\nsleep 60");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<LaunchOutcome> o = launch_batch_in_child(batch(4), 1.0, exe);
+  ASSERT_EQ(o.size(), 4u);
+  EXPECT_TRUE(o[0].completed());
+  EXPECT_EQ(o[1].kind, LaunchOutcome::Kind::TimedOut);
+  EXPECT_NE(o[1].message.find("hung"), std::string::npos) << o[1].message;
+  EXPECT_TRUE(o[2].completed()) << "the launch after the hang ran in a fresh child";
+  EXPECT_EQ(o[2].buffers.at(0), std::vector<std::uint8_t>{0x2a});
+  EXPECT_EQ(o[3].kind, LaunchOutcome::Kind::TimedOut);
+  EXPECT_LT(seconds_since(t0), 10) << "two hangs cost about two watchdog periods, not the child's sleep";
+}
+
+TEST(PatchChild, ACrashingChildMarksOneLaunchAndTheParentGoesOn) {
+  const std::string exe = fake_child("crash", std::string(kCompleted) + "\nkill -SEGV $$");
+  const std::vector<LaunchOutcome> o = launch_batch_in_child(batch(3), 5.0, exe);
+  ASSERT_EQ(o.size(), 3u);
+  EXPECT_TRUE(o[0].completed());
+  EXPECT_EQ(o[1].kind, LaunchOutcome::Kind::Crashed);
+  EXPECT_NE(o[1].message.find("SIGSEGV"), std::string::npos) << o[1].message;
+  EXPECT_TRUE(o[2].completed());
+}
+
+TEST(PatchChild, AChildThatReportsAFailureIsReplacedForTheRest) {
+  // A CUDA error poisons the child's context: it stops there and a fresh child takes the rest.
+  const std::string exe =
+      fake_child("cuda_error", R"(echo '{"kind":"cuda-error","message":"illegal instruction","buffers":[]}' >&3)");
+  const std::vector<LaunchOutcome> o = launch_batch_in_child(batch(3), 5.0, exe);
+  ASSERT_EQ(o.size(), 3u);
+  for (const auto& x : o) {
+    EXPECT_EQ(x.kind, LaunchOutcome::Kind::CudaError);
+    EXPECT_EQ(x.message, "illegal instruction");
+  }
+}
+
+TEST(PatchChild, AChildThatCannotStartFailsEveryLaunchWithoutHanging) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<LaunchOutcome> o = launch_batch_in_child(batch(2), 5.0, "/nonexistent/gpudissect");
+  ASSERT_EQ(o.size(), 2u);
+  for (const auto& x : o) EXPECT_EQ(x.kind, LaunchOutcome::Kind::Crashed);
+  EXPECT_LT(seconds_since(t0), 5);
+}
+
+TEST(PatchChild, TheChildSideReportsAnUnreadableBatch) {
+  const std::string path = testing::scratch_dir() + "/bad_batch.json";
+  std::ofstream(path) << "{not json";
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  EXPECT_EQ(patch_child_main(path, fds[1]), 2);
+  ::close(fds[1]);
+  char buf[512] = {};
+  const ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
+  ::close(fds[0]);
+  ASSERT_GT(n, 0);
+  EXPECT_NE(std::string(buf).find("unreadable patch batch"), std::string::npos) << buf;
+}
+
+}  // namespace
+}  // namespace gd::sass
