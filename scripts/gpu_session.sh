@@ -30,12 +30,13 @@ nvidia-smi --query-gpu=index,name,clocks.sm,clocks.mem,power.draw,power.limit,te
 step() {
   local name=$1 limit=$2 t0=$SECONDS rc
   shift 2
+  if ((limit <= 0)); then note "$(printf '%-9s skipped (limit 0)' "$name")"; return; fi
   timeout --signal=INT --kill-after=20 "$limit" "$bin" "$@" >"$work/$name.log" 2>&1
   rc=$?
   note "$(printf '%-9s rc=%-3s %4s s  %s' "$name" "$rc" "$((SECONDS - t0))" "$(grep -hE '^[0-9]+ ok' "$work/$name.log" | tail -1)")"
 }
 
-step verify 120 verify --arch sm_90a
+step verify "${VERIFY_S:-120}" verify --arch sm_90a
 # FULL_ARGS: extra run arguments for the full run (e.g. --axis restrictions that fit a lease).
 read -r -a full_args <<<"${FULL_ARGS:-}"
 step full "$full_s" run --no-progress --out "$work/full" "${full_args[@]}"
