@@ -231,11 +231,16 @@ const std::vector<std::string>& pipe_classes() {
   return classes;
 }
 
+// Each class is what its reference row loads, as the reference rows' own counters showed on the
+// H200 (2026-11-30): LOP3 alu; FFMA fma (both halves); IMAD fmaheavy; DFMA fp64 and the shared
+// pipe; MUFU.EX2 xu; SHFL lsu; the HMMA.F16 chain the shared pipe (tensor at 46 %); F2F.F64 xu;
+// S2UR the ADU (95 %), not ncu's "uniform" pipe. pipes.interference's reference_check re-checks
+// this on every run under ncu.
 const std::vector<std::string>& counter_pipes_of_class(const std::string& cls) {
   static const std::map<std::string, std::vector<std::string>> m{
       {"INT", {"alu"}},           {"FP32", {"fma", "fmaheavy", "fmalite"}}, {"FMAheavy", {"fmaheavy"}},
       {"FP64", {"fp64", "shared"}}, {"SFU", {"xu"}},                         {"LSU", {"lsu"}},
-      {"tensor", {"tensor", "shared"}}, {"conversion", {"xu"}},             {"uniform", {"uniform"}}};
+      {"tensor", {"tensor", "shared"}}, {"conversion", {"xu"}},             {"uniform", {"uniform", "adu"}}};
   static const std::vector<std::string> none;
   const auto it = m.find(cls);
   return it == m.end() ? none : it->second;

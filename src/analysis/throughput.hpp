@@ -89,7 +89,7 @@ nlohmann::json describe_ncu_pipe(const nlohmann::json& extra, const std::string&
 // the counter pipes a class's reference executes on. Hopper's "shared pipe" (ncu's
 // sm__pipe_shared_cycles_active) is the one FP64 and the tensor cores both use, so the FP64 and
 // tensor classes both include it; each reference row checks its own counters against this
-// table (interference_reference_check).
+// table (the reference_check of pipes.interference, in its derived record).
 const std::vector<std::string>& pipe_classes();
 std::string class_of_counter_pipe(const std::string& pipe);
 const std::vector<std::string>& counter_pipes_of_class(const std::string& cls);

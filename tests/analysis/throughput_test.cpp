@@ -157,6 +157,8 @@ TEST(PipeByCounters, PipesWithinTenPercentOfTheTopAreAllBusy) {
   EXPECT_DOUBLE_EQ(pipe_by_counters(both).utilization.at("alu"), 80);
   EXPECT_EQ(pipe_by_counters(utilization({{"alu", 0}})).pipe, "") << "an idle kernel names no pipe";
   EXPECT_TRUE(counter_pipes_of_class("nonsense").empty());
+  // S2UR, the uniform reference, runs on the ADU by its own counters on the H200.
+  EXPECT_TRUE(pipe_methods_agree("uniform", pipe_by_counters(utilization({{"adu", 94.5}, {"alu", 46.9}}))));
 }
 
 TEST(PipeFromNcu, ReadsTheNamedKernelsCountersOrSaysAbsent) {

@@ -227,7 +227,10 @@ void summarize_interference(SummaryContext& sc) {
     d.extra["pipe"] = busiest + " (ncu's busiest pipe" + (counters->busiest.size() > 1 ? "s" : "") +
                       "); interference: " + by_interference;
     const std::string row = r->id.substr(r->id.rfind('.') + 1);
-    for (const auto& [cls, line] : r->extra.value("verdicts", nlohmann::json::object()).items())
+    // A named copy: iterating items() of value()'s temporary read freed memory ("cannot use
+    // value() with null" on the H200).
+    const nlohmann::json verdicts = r->extra.value("verdicts", nlohmann::json::object());
+    for (const auto& [cls, line] : verdicts.items())
       if (line.value("reference", std::string()) == row)
         d.extra["reference_check"] = pipe_methods_agree(cls, *counters)
                                          ? "the " + cls + " reference runs on its class's pipes"
