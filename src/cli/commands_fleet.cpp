@@ -2,6 +2,7 @@
 // into one database and a fleet report; and the --devices list `run` takes.
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -10,6 +11,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "core/executor.hpp"
+#include "core/registry.hpp"
+#include "gpudissect_revision.h"
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 #include "core/result_db.hpp"
@@ -85,8 +89,68 @@ void add_merge(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, args] { action = [args] { return do_merge(*args); }; });
 }
 
+// `resummarize`: every probe's analysis run again, by this build, over a run file's measured
+// points; the derived records are replaced, the points kept as measured.
+struct ResummarizeArgs {
+  std::string run;
+  std::string out;
+};
+
+int do_resummarize(const ResummarizeArgs& args) {
+  RunDocument doc = read_run_file(args.run);
+  const OutputPath out = OutputPath::resolve(args.out);
+  if (!doc.device.is_object()) throw UserError(args.run + ": the run file has no device description");
+  const DeviceInfo device = device_from_json(doc.device);
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<Record>> points;
+  std::vector<Record> kept;  // derived records of probes this build does not know
+  for (const Record& r : doc.records) {
+    if (!Registry::global().find(r.id)) {
+      kept.push_back(r);
+      continue;
+    }
+    if (r.derived) continue;
+    if (!points.count(r.id)) order.push_back(r.id);
+    points[r.id].push_back(r);
+  }
+  std::vector<Record> records;
+  std::size_t derived = 0, failed = 0;
+  for (const std::string& id : order) {
+    const auto& pts = points[id];
+    records.insert(records.end(), pts.begin(), pts.end());
+    for (Record& d : resummarize(*Registry::global().find(id), pts, device)) {
+      ++derived;
+      failed += d.status == Status::Failed;
+      records.push_back(std::move(d));
+    }
+  }
+  records.insert(records.end(), kept.begin(), kept.end());
+  doc.records = std::move(records);
+  doc.options["resummarized"] = {{"by", std::string(GPUDISSECT_VERSION) + " (" + GPUDISSECT_GIT_REVISION + ")"},
+                                 {"at", utc_now_iso8601()},
+                                 {"from", args.run}};
+  out.write(to_json(doc).dump(1) + "\n");
+  std::cerr << "resummarized " << order.size() << " probe(s): " << derived << " derived record(s), " << failed
+            << " failed analysis; " << kept.size() << " record(s) of unknown probes kept as they were\n";
+  return failed ? 1 : 0;
+}
+
+void add_resummarize(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand(
+      "resummarize", "Run every probe's analysis again over a run file's measured points (no GPU) and write the result");
+  auto args = std::make_shared<ResummarizeArgs>();
+  cmd->add_option("run", args->run, "Run file")->required()->type_name("RUN.json");
+  cmd->add_option("--out,-o", args->out, "Where to write the new run file (- for standard output)")
+      ->required()
+      ->type_name("FILE");
+  cmd->callback([&action, args] { action = [args] { return do_resummarize(*args); }; });
+}
+
 }  // namespace
 
-void add_fleet_commands(CLI::App& app, std::function<int()>& action) { add_merge(app, action); }
+void add_fleet_commands(CLI::App& app, std::function<int()>& action) {
+  add_merge(app, action);
+  add_resummarize(app, action);
+}
 
 }  // namespace gd::cli

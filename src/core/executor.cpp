@@ -329,6 +329,16 @@ void run_summary(const ProbeSpec& spec, const std::vector<Record>& records, cons
 
 }  // namespace
 
+std::vector<Record> resummarize(const ProbeSpec& spec, const std::vector<Record>& points, const DeviceInfo& device) {
+  struct Collect : RecordSink {
+    std::vector<Record> out;
+    void on_record(const Record& r) override { out.push_back(r); }
+  } collect;
+  ExecuteSummary ignored;
+  run_summary(spec, points, device, {&collect}, ignored);
+  return collect.out;
+}
+
 std::vector<const ProbeSpec*> select_probes(const Registry& reg, const Selection& sel) {
   if (!sel.category.empty()) {
     const auto cats = reg.categories();

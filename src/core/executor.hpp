@@ -84,6 +84,11 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& plan, DeviceInfo& device
                        const std::vector<RecordSink*>& sinks, const SassVerifier& verify,
                        const ExecuteOptions& opts);
 
+// A probe's analysis step run again over its measured points (records of a run file, no GPU):
+// the derived records the current code makes from them, an "analysis failed" record included.
+// Lets a fixed analysis re-read an old run (`gpudissect resummarize`).
+std::vector<Record> resummarize(const ProbeSpec& spec, const std::vector<Record>& points, const DeviceInfo& device);
+
 // The child's side of an isolated probe: reads the job file the parent wrote (probe id, points,
 // options, device), runs the points with `registry`'s probe and writes each record as one JSON
 // line to `record_fd` as soon as it is done. `prepare` runs first (the CLI selects the CUDA

@@ -37,12 +37,12 @@ std::optional<ItemValue> metric_value(const RunDocument& doc, const std::string&
     if (from_extra) {
       const auto f = r.extra.find(metric.substr(kExtraPrefix.size()));
       if (f != r.extra.end() && f->is_string() && !f->get<std::string>().empty()) {
-        ItemValue v{"", 0, "", "", &r, metric};
+        ItemValue v{"", 0, "", "", &r, metric, ""};
         v.text = f->get<std::string>();
         return v;
       }
     } else if (const Metric* m = r.metric(metric)) {
-      return ItemValue{"", m->value(), m->unit, "", &r, metric};
+      return ItemValue{"", m->value(), m->unit, "", &r, metric, ""};
     }
   }
   return std::nullopt;
@@ -55,7 +55,7 @@ std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::
       if (r.status != Status::Ok || r.metrics.empty()) continue;
       const Metric& m = r.metrics.front();
       const std::string written = r.extra.contains("reference") ? r.extra["reference"].value("as_written", "") : "";
-      out.emplace(r.id, ItemValue{r.id, m.value(), m.unit, written, &r, m.name});
+      out.emplace(r.id, ItemValue{r.id, m.value(), m.unit, written, &r, m.name, ""});
     }
     return out;
   }
@@ -87,7 +87,7 @@ std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::
     for (const DeviceItem& d : device_items) {
       const auto f = doc.device.find(d.field);
       if (f == doc.device.end() || !f->is_number() || f->get<double>() <= 0 || out.count(d.item)) continue;
-      out.emplace(d.item, ItemValue{d.item, f->get<double>(), d.unit, "", nullptr, std::string("device.") + d.field});
+      out.emplace(d.item, ItemValue{d.item, f->get<double>(), d.unit, "", nullptr, std::string("device.") + d.field, ""});
     }
   return out;
 }

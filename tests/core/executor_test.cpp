@@ -272,6 +272,31 @@ TEST(Execute, TheVerifiersOneTimeDisassemblyIsNotChargedToThePoint) {
   EXPECT_FALSE(records.at(1).extra.contains("sass_verify_s"));
 }
 
+TEST(Resummarize, TheAnalysisRunsAgainOverStoredPointsWithoutAGpu) {
+  ProbeSpec p = summing_probe();
+  const auto records = run_with(p, {});
+  std::vector<Record> points;
+  for (const Record& r : records)
+    if (!r.derived) points.push_back(r);
+  ASSERT_EQ(points.size(), 3u);
+  const DeviceInfo d = fake_device(90, "sm_90a");
+  auto derived = resummarize(p, points, d);
+  ASSERT_EQ(derived.size(), 1u);
+  EXPECT_TRUE(derived[0].derived);
+  EXPECT_DOUBLE_EQ(derived[0].metric("value/sum")->value(), 6.0);
+  // A fixed analysis gives a new answer from the same points; a broken one says so.
+  p.summarize = [](SummaryContext& sc) {
+    Record& r = sc.derive({{"x", ParamValue{std::string("all")}}}, sc.ok_records());
+    sc.add_metric(r, "value/sum", single_value(42));
+  };
+  EXPECT_DOUBLE_EQ(resummarize(p, points, d).at(0).metric("value/sum")->value(), 42.0);
+  p.summarize = [](SummaryContext&) { throw std::runtime_error("cannot use value() with null"); };
+  derived = resummarize(p, points, d);
+  ASSERT_EQ(derived.size(), 1u);
+  EXPECT_EQ(derived[0].status, Status::Failed);
+  EXPECT_NE(derived[0].reason.find("analysis failed: cannot use value() with null"), std::string::npos);
+}
+
 TEST(Execute, AVerifierThatThrowsLeavesThePointUnverified) {
   const SassVerifier verifier = [](const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>&) -> SassCheck {
     throw std::runtime_error("cannot read cubin");
