@@ -15,6 +15,7 @@
 #include <iterator>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -324,70 +325,112 @@ std::string rebase_code_addresses(const std::string& s, std::uint64_t start, std
 struct Placed {
   std::size_t cubin;
   const Kernel* kernel;
-  std::uint64_t start, end;  // byte range in the blob
+  std::uint64_t start, end;  // byte range in its chunk's blob
 };
 
-// Every kernel of cubins of one arch, concatenated and disassembled by one nvdisasm -b call.
-// nullopt when that fails (an arch its raw mode does not know): the caller uses ELF mode.
-std::optional<std::vector<Disassembly>> disassemble_raw_batch(const std::vector<const Cubin*>& cubins,
-                                                              const std::string& nvdisasm,
-                                                              const std::function<bool(const Kernel&)>& wanted) {
-  const Arch arch = cubins.front()->arch();
+// A run of kernels disassembled by one nvdisasm -b call.
+struct Chunk {
   std::vector<std::uint8_t> blob;
-  std::vector<Placed> placed, out_raw_only;
+  std::vector<Placed> placed;
+  std::vector<std::vector<SassInstruction>> code;  // per placed kernel, nvdisasm's text
+};
+
+// Cuts the wanted kernels into chunks of about equal size, one or more per core: a single call
+// over the whole binary (12 MB of code, 750k instructions) takes nvdisasm and our parser about
+// 15 s on one core, which every run pays before its first record.
+std::uint64_t automatic_chunk_bytes(const std::vector<const Cubin*>& cubins, const std::function<bool(const Kernel&)>& wanted) {
+  std::uint64_t total = 0;
+  for (const Cubin* c : cubins)
+    for (const auto& k : c->kernels())
+      if (!wanted || wanted(k)) total += 16 * k.instruction_count();
+  constexpr std::uint64_t min_chunk = 256 * 1024;  // below this a process start costs more than it saves
+  const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(min_chunk, (total + 2 * cores - 1) / (2 * cores));
+}
+
+std::vector<Chunk> chunk_kernels(const std::vector<const Cubin*>& cubins, const std::function<bool(const Kernel&)>& wanted,
+                                 std::uint64_t target, std::vector<Placed>& raw_only) {
+  std::vector<Chunk> chunks(1);
   for (std::size_t c = 0; c < cubins.size(); ++c)
     for (const auto& k : cubins[c]->kernels()) {
       if (wanted && !wanted(k)) {
-        out_raw_only.push_back({c, &k, 0, 0});
+        raw_only.push_back({c, &k, 0, 0});
         continue;
       }
-      const std::uint64_t start = blob.size();
+      if (!chunks.back().blob.empty() && chunks.back().blob.size() + 16 * k.instruction_count() > target)
+        chunks.emplace_back();
+      Chunk& chunk = chunks.back();
+      const std::uint64_t start = chunk.blob.size();
       for (std::size_t i = 0; i < k.instruction_count(); ++i) {
         const Instruction128 w = cubins[c]->instruction(k, i);
         for (const std::uint64_t half : {w.lo, w.hi})
-          for (int b = 0; b < 8; ++b) blob.push_back(static_cast<std::uint8_t>(half >> (8 * b)));
+          for (int b = 0; b < 8; ++b) chunk.blob.push_back(static_cast<std::uint8_t>(half >> (8 * b)));
       }
-      placed.push_back({c, &k, start, blob.size()});
+      chunk.placed.push_back({c, &k, start, chunk.blob.size()});
     }
+  return chunks;
+}
+
+// One chunk through nvdisasm's raw mode; false when nvdisasm refuses it.
+bool disassemble_chunk(Chunk& chunk, const std::string& nvdisasm, const std::string& flag) {
+  chunk.code.assign(chunk.placed.size(), {});
+  if (chunk.blob.empty()) return true;
+  const MemoryFile file(chunk.blob.data(), chunk.blob.size());
+  const CommandResult r = run_command(shell_quote(nvdisasm) + " -b " + flag + " " + file.path() + " 2>&1");
+  if (r.status != 0) return false;
+  std::stringstream ss(r.output);
+  std::smatch m;
+  std::size_t at = 0;  // output is in address order, so the kernel only moves forward
+  for (std::string line; std::getline(ss, line);) {
+    if (!std::regex_match(line, m, instruction_line())) continue;
+    auto inst = parse_statement(m[2]);
+    if (!inst) continue;
+    const std::uint64_t address = std::stoull(m[1], nullptr, 16);
+    while (at < chunk.placed.size() && address >= chunk.placed[at].end) ++at;
+    if (at == chunk.placed.size() || address < chunk.placed[at].start) continue;
+    const Placed& p = chunk.placed[at];
+    inst->address = address - p.start;
+    if (takes_code_address(inst->base_opcode())) {
+      inst->text = rebase_code_addresses(inst->text, p.start, p.end);
+      for (auto& o : inst->operands) o = rebase_code_addresses(o, p.start, p.end);
+    }
+    chunk.code[at].push_back(std::move(*inst));
+  }
+  return true;
+}
+
+// Every wanted kernel of cubins of one arch through nvdisasm -b, in chunks on all cores.
+// nullopt when that fails (an arch its raw mode does not know): the caller uses ELF mode.
+std::optional<std::vector<Disassembly>> disassemble_raw_batch(const std::vector<const Cubin*>& cubins,
+                                                              const std::string& nvdisasm,
+                                                              const std::function<bool(const Kernel&)>& wanted,
+                                                              std::uint64_t chunk_bytes) {
+  const Arch arch = cubins.front()->arch();
+  const std::string flag = "SM" + std::to_string(arch.sm) + (arch.specific ? "a" : "");
+  std::vector<Placed> raw_only;
+  if (chunk_bytes == 0) chunk_bytes = automatic_chunk_bytes(cubins, wanted);
+  std::vector<Chunk> chunks = chunk_kernels(cubins, wanted, chunk_bytes, raw_only);
+  std::vector<char> ok(chunks.size(), 0);
+  parallel_for(chunks.size(), [&](std::size_t i) { ok[i] = disassemble_chunk(chunks[i], nvdisasm, flag); });
+  if (std::find(ok.begin(), ok.end(), 0) != ok.end()) return std::nullopt;
   std::vector<Disassembly> out(cubins.size());
   for (auto& d : out) d.has_text = true;
-  if (!blob.empty()) {
-    const MemoryFile file(blob.data(), blob.size());
-    const std::string flag = "SM" + std::to_string(arch.sm) + (arch.specific ? "a" : "");
-    const CommandResult r = run_command(shell_quote(nvdisasm) + " -b " + flag + " " + file.path() + " 2>&1");
-    if (r.status != 0) return std::nullopt;
-    std::stringstream ss(r.output);
-    std::smatch m;
-    std::size_t at = 0;  // output is in address order, so the kernel only moves forward
-    for (std::string line; std::getline(ss, line);) {
-      if (!std::regex_match(line, m, instruction_line())) continue;
-      auto inst = parse_statement(m[2]);
-      if (!inst) continue;
-      const std::uint64_t address = std::stoull(m[1], nullptr, 16);
-      while (at < placed.size() && address >= placed[at].end) ++at;
-      if (at == placed.size() || address < placed[at].start) continue;
-      const Placed& p = placed[at];
-      inst->address = address - p.start;
-      if (takes_code_address(inst->base_opcode())) {
-        inst->text = rebase_code_addresses(inst->text, p.start, p.end);
-        for (auto& o : inst->operands) o = rebase_code_addresses(o, p.start, p.end);
-      }
-      out[p.cubin].kernels[p.kernel->name].push_back(std::move(*inst));
+  for (Chunk& chunk : chunks)
+    for (std::size_t i = 0; i < chunk.placed.size(); ++i) {
+      const Placed& p = chunk.placed[i];
+      auto& insts = out[p.cubin].kernels[p.kernel->name];
+      insts = std::move(chunk.code[i]);
+      if (insts.empty()) insts = raw_instructions(*cubins[p.cubin], *p.kernel);
+      else join_raw(*cubins[p.cubin], *p.kernel, insts);
     }
-  }
-  for (const Placed& p : placed) {
-    auto& insts = out[p.cubin].kernels[p.kernel->name];
-    if (insts.empty()) insts = raw_instructions(*cubins[p.cubin], *p.kernel);
-    else join_raw(*cubins[p.cubin], *p.kernel, insts);
-  }
-  for (const Placed& p : out_raw_only) out[p.cubin].kernels[p.kernel->name] = raw_instructions(*cubins[p.cubin], *p.kernel);
+  for (const Placed& p : raw_only) out[p.cubin].kernels[p.kernel->name] = raw_instructions(*cubins[p.cubin], *p.kernel);
   return out;
 }
 
 }  // namespace
 
 std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins,
-                                         const std::function<bool(const Kernel&)>& wanted) {
+                                         const std::function<bool(const Kernel&)>& wanted, std::uint64_t chunk_bytes) {
   std::vector<Disassembly> out(cubins.size());
   if (cubins.empty()) return out;
   const DisassemblerTools& tools = disassembler_tools();
@@ -401,7 +444,7 @@ std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins
   const bool one_arch = std::all_of(cubins.begin(), cubins.end(),
                                     [&](const Cubin* c) { return c->arch() == cubins.front()->arch(); });
   if (tools.nvdisasm && one_arch)
-    if (auto batch = disassemble_raw_batch(cubins, *tools.nvdisasm, wanted)) return std::move(*batch);
+    if (auto batch = disassemble_raw_batch(cubins, *tools.nvdisasm, wanted, chunk_bytes)) return std::move(*batch);
   parallel_for(cubins.size(), [&](std::size_t c) { out[c] = disassemble_elf(*cubins[c], tools); });
   return out;
 }

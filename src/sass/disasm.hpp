@@ -54,14 +54,16 @@ struct Disassembly {
   std::string note;         // why there is no text, when there is none
 };
 Disassembly disassemble(const Cubin& cubin);
-// The same for many cubins, one result per cubin in order. Cubins of one arch go to nvdisasm in
-// one call (its raw-binary mode over all their kernels: it spends about half a second starting,
-// whatever the size); branch targets are then rebased to each kernel, as its addresses are.
+// The same for many cubins, one result per cubin in order. Cubins of one arch go to nvdisasm's
+// raw-binary mode concatenated, in chunks of about `chunk_bytes` of code (0: sized so every core
+// gets about two, at least 256 KiB each, since a call costs half a second to start), the chunks
+// on all cores; branch targets are then rebased to each kernel, as its addresses are.
 // Other cases (mixed archs, only cuobjdump) run one call per cubin, on all cores.
 // `wanted`, when given, limits the disassembler to those kernels (the others get their raw words
 // only): a cubin with hundreds of catalog kernels costs nothing for the one a filter selects.
 std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins,
-                                         const std::function<bool(const Kernel&)>& wanted = {});
+                                         const std::function<bool(const Kernel&)>& wanted = {},
+                                         std::uint64_t chunk_bytes = 0);
 // Raw words and control words only, for one kernel.
 std::vector<SassInstruction> raw_instructions(const Cubin& cubin, const Kernel& kernel);
 

@@ -133,6 +133,28 @@ extern "C" __global__ void counted_loop(float* io, int n) {
     EXPECT_EQ(batch[0].kernels.at(kk.name).size(), kk.instruction_count()) << kk.name;
 }
 
+// The code is cut into chunks disassembled on all cores; where the cuts fall must not change a
+// single instruction's text or address (one kernel per chunk against all in one).
+TEST_P(DisassemblePerArch, ChunkedDisassemblyEqualsOneCall) {
+  GD_REQUIRE_DISASSEMBLER();
+  const Cubin a = testing::compile_cubin(testing::kChainSource, GetParam());
+  const Cubin b = testing::compile_cubin(testing::kChainSource, GetParam());
+  ASSERT_GT(a.kernels().size(), 1u) << "one kernel cannot be cut apart";
+  const auto one = disassemble_all({&a, &b}, {}, std::uint64_t(1) << 40);
+  const auto cut = disassemble_all({&a, &b}, {}, 16);  // every kernel its own chunk
+  ASSERT_EQ(one.size(), cut.size());
+  for (std::size_t c = 0; c < one.size(); ++c)
+    for (const auto& [name, insts] : one[c].kernels) {
+      const auto& other = cut[c].kernels.at(name);
+      ASSERT_EQ(insts.size(), other.size()) << name;
+      ASSERT_FALSE(insts.front().opcode.empty()) << name << ": no disassembler text to compare";
+      for (std::size_t i = 0; i < insts.size(); ++i) {
+        EXPECT_EQ(insts[i].address, other[i].address) << name;
+        EXPECT_EQ(insts[i].text, other[i].text) << name << " at " << insts[i].address;
+      }
+    }
+}
+
 // A filter selects what the disassembler reads; the rest keep their raw words (and are marked
 // by having no opcode text), so one catalog kernel does not cost the whole cubin.
 TEST_P(DisassemblePerArch, OnlyWantedKernelsAreDisassembled) {
