@@ -28,11 +28,13 @@
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
 #include "core/run_journal.hpp"
+#include "core/timing.hpp"
 #include "report/csv.hpp"
 #include "report/fleet.hpp"
 #include "report/markdown.hpp"
 #include "report/probe_json.hpp"
 #include "report/table.hpp"
+#include "report/timing.hpp"
 #include "sass/verify.hpp"
 
 namespace gd::cli {
@@ -409,11 +411,14 @@ int do_run(const RunArgs& args) {
   opts.watchdog_s = args.watchdog_s;
   auto planned = plan(probes, device);
   apply_axis_overrides(planned, axis_overrides);
-  // The state after the last probe goes into the journal's finish line.
+  // The state after the last probe, and where the time went, go into the journal's finish line.
   std::vector<std::string> changed;
+  std::vector<std::pair<std::string, double>> walls;
+  opts.probe_wall_s = &walls;
+  const double run_t0 = steady_now_s();
   journal.set_finish_extra([&] {
     changed = state.check();
-    return nlohmann::json{{"gpu_state", state.to_json()}};
+    return nlohmann::json{{"gpu_state", state.to_json()}, {"timing", timing_json(walls, steady_now_s() - run_t0)}};
   });
   const ExecuteSummary s = execute(planned, device, {&journal, &db, &table}, sass::make_verifier(), opts);
 
@@ -426,6 +431,7 @@ int do_run(const RunArgs& args) {
             << s.sass_mismatch << " mismatch, " << s.sass_unverified << " unverified; " << s.unconverged
             << " not converged; " << s.throttled << " throttled" << (s.interrupted ? " (interrupted)" : "") << "\n"
             << "results: " << stem << ".json (.jsonl, .md, .csv), database " << db.path() << "\n";
+  print_slowest(std::cout, walls, steady_now_s() - run_t0);
   if (s.sass_mismatch)
     std::cerr << "gpudissect: " << s.sass_mismatch
               << " record(s) measured code whose SASS does not match the probe's declaration: the run fails\n";

@@ -422,9 +422,8 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
   for (const auto& pp : planned) total += pp.skip_reason ? 1 : expand(pp.axes, opts.quick).size();
   Progress progress(opts.progress, total);
 
-  for (const auto& pp : planned) {
+  const auto run_probe = [&](const PlannedProbe& pp) {
     const ProbeSpec& spec = *pp.spec;
-    if (g_interrupted) break;
     if (pp.skip_reason) {
       Record r = base_record(spec, {});
       r.status = Status::Skipped;
@@ -433,14 +432,14 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       emit(sinks, r);
       count(summary, r);
       progress.advance();
-      continue;
+      return;
     }
     const auto points = expand(pp.axes, opts.quick);
-    if (points.empty()) continue;
+    if (points.empty()) return;
     if (is_isolated(spec, opts)) {
       const auto records = run_isolated(spec, points, device, opts, verify, sinks, summary, progress);
       if (!g_interrupted) run_summary(spec, records, device, sinks, summary);
-      continue;
+      return;
     }
     const double cap = probe_cap(spec, opts);
     const double probe_start = steady_now_s();
@@ -455,6 +454,12 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       progress.advance();
     }
     if (!g_interrupted) run_summary(spec, records, device, sinks, summary);
+  };
+  for (const auto& pp : planned) {
+    if (g_interrupted) break;
+    const double t0 = steady_now_s();
+    run_probe(pp);
+    if (opts.probe_wall_s) opts.probe_wall_s->emplace_back(pp.spec->id, steady_now_s() - t0);
   }
   progress.finish();
   summary.interrupted = g_interrupted;

@@ -63,6 +63,9 @@ struct ExecuteOptions {
   SamplingOverride sampling;     // the user's repetition settings over every probe's policy
   bool progress = true;          // progress line with ETA on stderr
   double time_cap_scale = 1.0;   // multiplies each probe's time cap
+  // Where each probe's wall time goes when set: its points (an isolated child's start included),
+  // SASS checks and analysis, in run order. Read by the run file's finish line.
+  std::vector<std::pair<std::string, double>>* probe_wall_s = nullptr;
 };
 
 struct ExecuteSummary {

@@ -33,6 +33,7 @@ json to_json(const RunDocument& doc) {
           {"device", doc.device},
           {"records", std::move(records)}};
   if (!doc.gpu_state.is_null()) j["gpu_state"] = doc.gpu_state;
+  if (!doc.timing.is_null()) j["timing"] = doc.timing;
   return j;
 }
 
@@ -85,6 +86,7 @@ static RunDocument document_from_json(const json& j) {
     throw std::invalid_argument(std::string("field 'device' must be an object, not ") + device.type_name());
   doc.device = device;
   if (const json* g = jf::optional(j, "gpu_state")) doc.gpu_state = *g;
+  if (jf::optional(j, "timing")) doc.timing = jf::object_at(j, "timing");
   const json& records = jf::array_at(j, "records");
   for (std::size_t i = 0; i < records.size(); ++i)
     doc.records.push_back(jf::with_context(record_label(records, i), [&] { return record_from_json(records[i]); }));

@@ -24,6 +24,7 @@ struct RunDocument {
   nlohmann::json options = nlohmann::json::object();  // quick, filters, category, host
   nlohmann::json device;        // to_json(DeviceInfo) as measured at the start
   nlohmann::json gpu_state;     // null, or {"before", "after", "changed"} (core/gpu_state.hpp)
+  nlohmann::json timing;        // null, or {"wall_s", "probe_wall_s": {id: seconds}}: where the run's time went
   std::vector<Record> records;
 };
 

@@ -78,6 +78,7 @@ void RunJournal::on_finish(bool complete) {
   if (extra.is_object()) {
     for (const auto& [k, v] : extra.items()) f[k] = v;
     if (extra.contains("gpu_state")) doc_.gpu_state = extra["gpu_state"];
+    if (extra.contains("timing")) doc_.timing = extra["timing"];
   }
   append({{"finish", f}});
   finished_ = true;
@@ -136,6 +137,7 @@ JournalRead read_journal_text(const std::string& text, const std::string& source
       if (const auto t = f->find("finished_at"); t != f->end() && t->is_string()) out.doc.finished_at = t->get<std::string>();
       if (const auto c = f->find("complete"); c != f->end() && c->is_boolean()) out.doc.complete = c->get<bool>();
       if (const auto g = f->find("gpu_state"); g != f->end()) out.doc.gpu_state = *g;
+      if (const auto t = f->find("timing"); t != f->end() && t->is_object()) out.doc.timing = *t;
     } else {
       throw UserError(at(i) + "neither a record nor the finish line");
     }

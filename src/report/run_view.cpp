@@ -6,6 +6,7 @@
 
 #include "core/json_fields.hpp"
 #include "report/format.hpp"
+#include "report/timing.hpp"
 
 namespace gd {
 
@@ -154,6 +155,14 @@ std::vector<Fact> device_facts(const json& d) {
   return facts;
 }
 
+// Older runs (and killed ones) have no timing: say so rather than show nothing.
+static std::string timing_fact(const nlohmann::json& timing) {
+  const ProbeWalls walls = walls_from_timing(timing);
+  const auto total = timing.is_object() ? timing.find("wall_s") : timing.end();
+  if (walls.empty() || total == timing.end() || !total->is_number()) return "not recorded";
+  return markdown_escape(slowest_line(walls, total->get<double>()));
+}
+
 std::vector<Fact> run_facts(const RunDocument& doc) {
   std::string tool = "gpudissect " + doc.tool_version;
   if (!doc.git_revision.empty()) tool += " (git " + doc.git_revision + ")";
@@ -164,6 +173,7 @@ std::vector<Fact> run_facts(const RunDocument& doc) {
       {"Finished", doc.finished_at.empty() ? "not finished" : markdown_escape(doc.finished_at)},
       {"State", doc.complete ? "complete" : "**INTERRUPTED** (the run did not finish)"},
       {"Options", code_span(doc.options.dump())},
+      {"Wall time", timing_fact(doc.timing)},
   };
 }
 

@@ -272,6 +272,30 @@ TEST(Execute, TheVerifiersOneTimeDisassemblyIsNotChargedToThePoint) {
   EXPECT_FALSE(records.at(1).extra.contains("sass_verify_s"));
 }
 
+// Each probe's wall time (points, checks, analysis) is reported in run order, so a slow run
+// says which probe made it slow; a probe that sleeps must show its sleep.
+TEST(Execute, EachProbesWallTimeIsReportedInRunOrder) {
+  Registry reg;
+  reg.add(cpu_probe("t.fast"));
+  reg.add(cpu_probe("t.slow", [](ProbeContext& ctx) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ctx.set_observed_sm_clock_mhz(1);
+    ctx.metric("value/x", 1.0);
+  }));
+  DeviceInfo d = fake_device(90, "sm_90a");
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  std::vector<std::pair<std::string, double>> walls;
+  o.probe_wall_s = &walls;
+  execute(plan(select_probes(reg, {}), d), d, {&sink}, {}, o);
+  ASSERT_EQ(walls.size(), 2u);
+  EXPECT_EQ(walls[0].first, "t.fast");
+  EXPECT_EQ(walls[1].first, "t.slow");
+  EXPECT_GE(walls[1].second, 0.3) << "three points of 100 ms each";
+  EXPECT_LT(walls[0].second, 0.3);
+}
+
 TEST(Resummarize, TheAnalysisRunsAgainOverStoredPointsWithoutAGpu) {
   ProbeSpec p = summing_probe();
   const auto records = run_with(p, {});

@@ -48,7 +48,10 @@ TEST(RunJournal, EveryRecordIsOnDiskWhenOnRecordReturns) {
   const std::string text = slurp(path);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
 
-  j.set_finish_extra([] { return nlohmann::json{{"gpu_state", {{"changed", nlohmann::json::array()}}}}; });
+  j.set_finish_extra([] {
+    return nlohmann::json{{"gpu_state", {{"changed", nlohmann::json::array()}}},
+                          {"timing", {{"wall_s", 2.5}, {"probe_wall_s", {{"t.a", 2.0}}}}}};
+  });
   j.on_finish(true);  // as execute() ends a run
   j.on_finish(true);  // a second call adds nothing after the finish line
   back = read_journal(path);
@@ -56,6 +59,7 @@ TEST(RunJournal, EveryRecordIsOnDiskWhenOnRecordReturns) {
   EXPECT_TRUE(back.doc.complete);
   EXPECT_FALSE(back.doc.finished_at.empty());
   EXPECT_EQ(back.doc.gpu_state["changed"], nlohmann::json::array());
+  EXPECT_EQ(back.doc.timing["probe_wall_s"]["t.a"], 2.0) << "where the time went survives the journal";
   EXPECT_EQ(canonical(back.doc), canonical(j.document()));
   // read_run_file takes a journal wherever it takes a run file (report, compare, import).
   EXPECT_EQ(canonical(read_run_file(path)), canonical(j.document()));
