@@ -6,7 +6,7 @@
 # Uses a carried binary (GPUDISSECT_CARRIED_BUILD, checked fresh by scripts/gpu_check.sh's rule)
 # or build/gpudissect. Everything lands in $OUT/session.tgz plus $OUT/summary.txt.
 #
-#   [FULL_ARGS=...] [SANITIZE_TOOLS=...] [SANITIZE_ARGS=...] scripts/gpu_session.sh [FULL_S QUICK_S NCU_S DEVICES_S SANITIZE_S]
+#   [FULL_ARGS=...] [SANITIZE_TOOLS=...] [SANITIZE_JOBS=N] [SANITIZE_ARGS=...] scripts/gpu_session.sh [FULL_S QUICK_S NCU_S DEVICES_S SANITIZE_S]
 # A limit of 0 skips that step.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +53,7 @@ if ((sanitize_s > 0)) && [[ -x $root/scripts/sanitize.sh ]]; then
   read -r -a sanitize_args <<<"${SANITIZE_ARGS:-}"
   ((${#sanitize_args[@]})) && sanitize_args=(-- "${sanitize_args[@]}")
   timeout --kill-after=20 "$sanitize_s" "$root/scripts/sanitize.sh" --exe "$bin" --out "$work/sanitize" \
-    --tools "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" "${sanitize_args[@]}" >"$work/sanitize.log" 2>&1
+    --tools "${SANITIZE_TOOLS:-memcheck,racecheck,synccheck}" --jobs "${SANITIZE_JOBS:-1}" "${sanitize_args[@]}" >"$work/sanitize.log" 2>&1
   note "sanitize  rc=$? $((SECONDS - t0)) s"
   sed 's/^/  /' "$work/sanitize.log" >>"$summary"
 fi

@@ -4,7 +4,12 @@
 # (on a machine with a GPU) and prints one summary line per tool. Exits 1 when any tool reports
 # an error, 2 when compute-sanitizer or the binary is missing.
 #
-#   scripts/sanitize.sh [--exe FILE] [--tools memcheck,racecheck] [--out DIR] [-- RUN ARGS...]
+#   scripts/sanitize.sh [--exe FILE] [--tools memcheck,racecheck] [--jobs N] [--out DIR] [-- RUN ARGS...]
+#
+# --jobs N runs N category processes at once (default 1). The tools spend most of their time on
+# the host side, so a 16-core machine with one GPU finishes several times sooner; the probes'
+# numbers are meaningless under a sanitizer anyway (it is errors that count here), but probes that
+# allocate most of the GPU's memory may then fail for memory, which their logs say.
 #
 # RUN ARGS go to `gpudissect run` (e.g. -- --filter latency.alu). Isolated probes run in child
 # processes; compute-sanitizer follows them (--target-processes all).
@@ -13,12 +18,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 exe=${GPUDISSECT:-$root/build/gpudissect}
 tools=memcheck,racecheck,synccheck
 out=${TMPDIR:-/tmp}/gpudissect-sanitize-$$
+jobs=1
 run_args=()
 while (($#)); do
   case $1 in
     --exe) exe=$2; shift 2 ;;
     --tools) tools=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
     --) shift; run_args=("$@"); break ;;
     *) echo "sanitize: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
@@ -26,6 +33,7 @@ done
 sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
 [[ -x $sanitizer ]] || { echo "sanitize: compute-sanitizer not found (it comes with the CUDA toolkit)" >&2; exit 2; }
 [[ -x $exe ]] || { echo "sanitize: no gpudissect binary at $exe (build first, or --exe FILE)" >&2; exit 2; }
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "sanitize: --jobs takes a positive integer, not '$jobs'" >&2; exit 2; }
 mkdir -p "$out"
 
 # Without RUN ARGS, one sanitizer process per category and tool: a category that outlasts the
@@ -37,24 +45,38 @@ else
   ((${#selections[@]})) || { echo "sanitize: '$exe list' named no probe" >&2; exit 2; }
 fi
 
+# One category under one tool; prints its line as soon as it ends (a caller's time limit that
+# cuts the run short keeps the lines of the categories that finished).
+sanitize_one() {
+  local tool=$1 sel=$2 name=${2:-selected}
+  local args=("${run_args[@]}") log=$out/$1-${2:-selected}.log
+  [[ -n $sel ]] && args=(--category "$sel")
+  "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 \
+    "$exe" run --quick --single-sample --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
+  local rc=$?
+  # One ERROR SUMMARY per process the sanitizer followed (the run and each isolated probe).
+  local e p
+  e=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | awk '{s += $3} END {print s + 0}')
+  p=$(grep -c 'ERROR SUMMARY:' "$log")
+  echo "$e $p $rc" >"$out/$tool-$name.result"
+  printf '  %-9s %-10s %s error(s) in %s process(es); run exit %s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
+    "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)"
+}
+trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT
+
 failed=0
 for tool in ${tools//,/ }; do
   start=$SECONDS
   errors=0 processes=0 done_cats=() missing=()
   for sel in "${selections[@]}"; do
+    while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
+    sanitize_one "$tool" "$sel" &
+  done
+  wait
+  for sel in "${selections[@]}"; do
     name=${sel:-selected}
-    log=$out/$tool-$name.log
-    args=("${run_args[@]}")
-    [[ -n $sel ]] && args=(--category "$sel")
-    "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 \
-      "$exe" run --quick --single-sample --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
-    rc=$?
-    # One ERROR SUMMARY per process the sanitizer followed (the run and each isolated probe).
-    e=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | awk '{s += $3} END {print s + 0}')
-    p=$(grep -c 'ERROR SUMMARY:' "$log")
+    read -r e p rc <"$out/$tool-$name.result" 2>/dev/null || { e=0 p=0 rc="?"; }
     errors=$((errors + e)) processes=$((processes + p))
-    printf '  %-9s %-10s %s error(s) in %s process(es); run exit %s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
-      "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)"
     if ((p == 0)); then missing+=("$name"); else done_cats+=("$name(rc=$rc,errors=$e)"); fi
   done
   printf '%-10s %s error(s) in %s process(es); %ss; finished: %s\n' "$tool:" "$errors" "$processes" \

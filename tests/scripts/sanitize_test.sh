@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# scripts/sanitize.sh on the CPU: a stand-in compute-sanitizer and gpudissect. Every category
+# must run once per tool, --jobs must run them at once, and one error anywhere must fail it.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/bin"
+# The stand-in sanitizer runs the command after its options; "errors" in the category name makes
+# it report one error; each run sleeps 1 s so that running at once shows in the wall time.
+cat >"$tmp/bin/compute-sanitizer" <<'SAN'
+#!/usr/bin/env bash
+while [[ $1 == --* ]]; do shift 2; done
+cat_name=$(printf '%s\n' "$@" | grep -A1 -- '--category' | tail -1)
+echo "$cat_name" >>"$FAKE_LOG"
+sleep 1
+"$@"
+n=0; [[ $cat_name == *errors* ]] && n=1
+echo "========= ERROR SUMMARY: $n errors"
+SAN
+cat >"$tmp/bin/gd" <<'GD'
+#!/usr/bin/env bash
+case $1 in
+  list) printf '%s\n' alpha.x beta.y gamma.z ${FAKE_EXTRA:-} ;;
+  run) echo "2 ok, 0 skipped, 0 failed" ;;
+esac
+GD
+chmod +x "$tmp/bin/"*
+export PATH=$tmp/bin:$PATH FAKE_LOG=$tmp/ran.txt
+fail() { echo "FAIL: $*"; exit 1; }
+
+start=$SECONDS
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools memcheck,synccheck --jobs 3 --out "$tmp/out" >"$tmp/clean.txt" 2>&1
+rc=$?
+cat "$tmp/clean.txt"
+((rc == 0)) || fail "a clean run exited $rc"
+(($(sort "$FAKE_LOG" | uniq -c | awk '$1 == 2' | wc -l) == 3)) || fail "each of 3 categories must run once per tool: $(sort "$FAKE_LOG" | tr '\n' ' ')"
+((SECONDS - start <= 4)) || fail "--jobs 3 ran 6 one-second processes in $((SECONDS - start)) s: not at once"
+grep -q '^memcheck:  0 error(s) in 3 process(es)' "$tmp/clean.txt" || fail "no memcheck total line"
+
+: >"$FAKE_LOG"
+FAKE_EXTRA=errors.q "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools racecheck --jobs 2 --out "$tmp/out2" >"$tmp/bad.txt" 2>&1
+rc=$?
+cat "$tmp/bad.txt"
+((rc == 1)) || fail "one error must fail the run (exit 1), got $rc"
+grep -q '^racecheck: 1 error(s) in 4 process(es)' "$tmp/bad.txt" || fail "the error is not in the total"
+
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --jobs 0 >/dev/null 2>&1
+(($? == 2)) || fail "--jobs 0 must be refused with exit 2"
+echo "sanitize.sh: all checks passed"
