@@ -83,21 +83,43 @@ InterferenceVerdict judge_interference(const InterferenceInput& in) {
   return v;
 }
 
-std::string pipe_by_interference(const std::map<std::string, InterferenceVerdict>& by_class) {
+std::vector<std::string> pipes_tied_by_interference(const std::map<std::string, InterferenceVerdict>& by_class) {
   double top = 0.5;
   for (const auto& [cls, v] : by_class)
     if (v.decisive) top = std::max(top, v.same_pipe_score);
   if (top <= 0.5) return {};
-  // Scores within the tie window of the best go to the class listed first in pipe_classes():
+  // Scores within the tie window of the best, the class listed first in pipe_classes() first:
   // on sm_90 the tensor (mma.sync) and conversion references slow INT, FP64 and SFU streams as
   // much as those pipes' own references do.
-  for (const std::string& cls : pipe_classes()) {
-    const auto it = by_class.find(cls);
-    if (it != by_class.end() && it->second.decisive && it->second.same_pipe_score >= top - kTieWindow) return cls;
+  std::vector<std::string> out;
+  const auto tied = [&](const InterferenceVerdict& v) { return v.decisive && v.same_pipe_score >= top - kTieWindow; };
+  for (const std::string& cls : pipe_classes())
+    if (const auto it = by_class.find(cls); it != by_class.end() && tied(it->second)) out.push_back(cls);
+  for (const auto& [cls, v] : by_class)  // classes outside the list
+    if (std::find(pipe_classes().begin(), pipe_classes().end(), cls) == pipe_classes().end() && tied(v))
+      out.push_back(cls);
+  return out;
+}
+
+std::string pipe_by_interference(const std::map<std::string, InterferenceVerdict>& by_class) {
+  const auto tied = pipes_tied_by_interference(by_class);
+  return tied.empty() ? std::string() : tied.front();
+}
+
+std::map<std::string, InterferenceVerdict> verdicts_from_json(const nlohmann::json& verdicts) {
+  std::map<std::string, InterferenceVerdict> out;
+  if (!verdicts.is_object()) return out;
+  for (const auto& [cls, line] : verdicts.items()) {
+    if (!line.is_object()) continue;
+    const auto d = line.find("decisive");
+    const auto s = line.find("same_pipe_score");
+    if (d == line.end() || s == line.end() || !d->is_boolean() || !s->is_number()) continue;
+    InterferenceVerdict v;
+    v.decisive = d->get<bool>();
+    v.same_pipe_score = s->get<double>();
+    out[cls] = v;
   }
-  for (const auto& [cls, v] : by_class)  // a class outside the list
-    if (v.decisive && v.same_pipe_score >= top) return cls;
-  return {};
+  return out;
 }
 
 namespace {

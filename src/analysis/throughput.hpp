@@ -54,6 +54,13 @@ InterferenceVerdict judge_interference(const InterferenceInput& in);
 // the highest same-pipe score above 0.5, a near tie (within 0.15) going to the class listed
 // first in pipe_classes(); "" when none qualifies.
 std::string pipe_by_interference(const std::map<std::string, InterferenceVerdict>& by_class);
+// Every class that near tie holds, in the order pipe_classes() lists them (the first is
+// pipe_by_interference's answer): interference cannot tell these apart, so each is its answer.
+// On sm_90 MATCH and REDUX slow beside the SHFL (LSU) and the S2UR (ADU) references alike.
+std::vector<std::string> pipes_tied_by_interference(const std::map<std::string, InterferenceVerdict>& by_class);
+// The verdicts as a probe stores them (class -> {"decisive", "same_pipe_score", ...}); entries
+// without both fields are left out.
+std::map<std::string, InterferenceVerdict> verdicts_from_json(const nlohmann::json& verdicts);
 
 // --- pipe assignment by Nsight Compute counters ------------------------------------------------
 // From a kernel's counters (ncu metric name -> value). With ncu's utilization metrics

@@ -63,6 +63,37 @@ TEST(Interference, SlowStreamsOnSeparatePipesLeaveEachOtherAlone) {
   EXPECT_EQ(pipe_by_interference({{"tensor", near}, {"INT", same}}), "tensor");
 }
 
+// MATCH on the H200: the SHFL (LSU) and S2UR (uniform, ADU) references slow it alike, so both
+// are interference's answer; a clear winner stands alone, and nothing decisive names nothing.
+TEST(Interference, NearTiesAreAllNamedInClassOrder) {
+  InterferenceVerdict lsu, uniform, intc;
+  lsu.decisive = uniform.decisive = intc.decisive = true;
+  lsu.same_pipe_score = 1.117;
+  uniform.same_pipe_score = 1.091;
+  intc.same_pipe_score = 0.037;
+  const std::map<std::string, InterferenceVerdict> row{{"uniform", uniform}, {"LSU", lsu}, {"INT", intc}};
+  EXPECT_EQ(pipes_tied_by_interference(row), (std::vector<std::string>{"LSU", "uniform"}));
+  EXPECT_EQ(pipe_by_interference(row), "LSU");
+  uniform.same_pipe_score = 0.9;  // 0.22 behind: outside the window
+  EXPECT_EQ(pipes_tied_by_interference({{"uniform", uniform}, {"LSU", lsu}}), (std::vector<std::string>{"LSU"}));
+  lsu.decisive = false;
+  EXPECT_EQ(pipes_tied_by_interference({{"LSU", lsu}}), std::vector<std::string>{});
+}
+
+TEST(Interference, VerdictsReadBackFromTheirStoredJson) {
+  const nlohmann::json stored = {{"LSU", {{"decisive", true}, {"same_pipe_score", 1.2}, {"reference", "shfl_idx"}}},
+                                 {"FP32", {{"decisive", false}, {"same_pipe_score", 1.4}}},
+                                 {"bad", {{"decisive", "yes"}, {"same_pipe_score", 1.0}}},
+                                 {"partial", {{"same_pipe_score", 1.0}}}};
+  const auto v = verdicts_from_json(stored);
+  ASSERT_EQ(v.size(), 2u) << "entries without a boolean decisive and a numeric score are left out";
+  EXPECT_TRUE(v.at("LSU").decisive);
+  EXPECT_DOUBLE_EQ(v.at("LSU").same_pipe_score, 1.2);
+  EXPECT_FALSE(v.at("FP32").decisive);
+  EXPECT_TRUE(verdicts_from_json(nullptr).empty());
+  EXPECT_EQ(pipe_by_interference(v), "LSU");
+}
+
 TEST(Interference, TwoFullRateStreamsCannotBeToldApart) {
   // Both issue every clock alone: beside each other each gets half the slots either way.
   const InterferenceVerdict v = judge_interference({1.0, 1.0, 0.5});

@@ -196,8 +196,10 @@ void run_interference(ProbeContext& ctx) {
   std::vector<RegionTiming> timings;
   const RowResult r = measure_row<X>(ctx, false, true, timings);
   ctx.extra()["verdicts"] = r.verdicts;
-  const std::string pipe = pipe_by_interference(r.by_class);
+  const auto tied = pipes_tied_by_interference(r.by_class);
+  const std::string pipe = tied.empty() ? std::string() : tied.front();
   ctx.extra()["pipe_by_interference"] = pipe.empty() ? "undetermined" : pipe;
+  if (tied.size() > 1) ctx.extra()["pipe_by_interference_tied"] = tied;
   // Other classes whose reference also slowed this row as a shared pipe would.
   std::vector<std::string> also;
   for (const auto& [cls, v] : r.by_class)
@@ -240,10 +242,19 @@ void summarize_interference(SummaryContext& sc) {
                                 class_by_counters(*counters) + ")";
       continue;
     }
-    const bool agree = pipe_methods_agree(by_interference, *counters);
+    // The classes interference cannot tell apart, from the stored verdicts (so `resummarize`
+    // applies this rule to older runs too); an agreement through one of them is marked as such.
+    const auto tied = pipes_tied_by_interference(verdicts_from_json(verdicts));
+    const bool agree_top = pipe_methods_agree(by_interference, *counters);
+    const auto via = std::find_if(tied.begin(), tied.end(), [&](const std::string& c) { return pipe_methods_agree(c, *counters); });
+    const bool agree = agree_top || via != tied.end();
     sc.add_metric(d, "pipes/methods_agree", single_value(agree ? 1 : 0));
+    if (tied.size() > 1) d.extra["pipe_by_interference_tied"] = tied;
+    if (agree && !agree_top) d.extra["agreement"] = "through " + *via + ", tied with " + by_interference + " under interference";
+    std::string named = by_interference;
+    for (std::size_t i = 1; i < tied.size(); ++i) named += (i + 1 == tied.size() ? " or " : ", ") + tied[i];
     if (!agree)
-      d.extra["disagreement"] = "interference says " + by_interference + ", ncu's busiest pipe is " + counters->pipe +
+      d.extra["disagreement"] = "interference says " + named + ", ncu's busiest pipe is " + counters->pipe +
                                 " (" + class_by_counters(*counters) + ")";
   }
 }
