@@ -91,8 +91,11 @@ ProbeSpec gemm_spec() {
   s.axes = {Axis::list("shape", std::vector<std::string>{"sq8192", "m128_n8192_k8192", "sq4096",
                                                          "m16384_n16384_k1024", "sq16384"})
                 .quick_list({std::string("sq8192")}),
-            Axis::list("type", type_names()),
-            Axis::list("library", std::vector<std::string>{"cublas", "cublaslt"})};
+            // Quick: the two headline types through cuBLASLt (each point builds 8192^2 random
+            // operands and searches the heuristic's algorithms: about 2 s).
+            std::move(Axis::list("type", type_names())).quick_list({std::string("bf16"), std::string("fp8_e4m3")}),
+            std::move(Axis::list("library", std::vector<std::string>{"cublas", "cublaslt"}))
+                .quick_list({std::string("cublaslt")})};
   s.metrics = gemm_metrics("timed loop (median of the samples)");
   s.metrics.push_back({"throughput/burst_tflops", "TFLOPS", "floating-point rate of a few back-to-back calls after 0.2 s idle"});
   s.metrics.push_back({"throughput/burst_tops", "TOPS", "integer rate of a few back-to-back calls after 0.2 s idle"});
