@@ -110,6 +110,9 @@ std::string own_executable_path() {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
-EmbeddedCubins own_cubins() { return embedded_cubins(own_executable_path()); }
+const EmbeddedCubins& own_cubins() {
+  static const EmbeddedCubins ours = embedded_cubins(own_executable_path());
+  return ours;
+}
 
 }  // namespace gd::sass

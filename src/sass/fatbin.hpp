@@ -34,8 +34,9 @@ struct EmbeddedCubins {
   std::vector<Arch> archs() const;    // distinct, sorted
 };
 EmbeddedCubins embedded_cubins(const std::string& executable_path);
-// Those of the running gpudissect binary (/proc/self/exe).
-EmbeddedCubins own_cubins();
+// Those of the running gpudissect binary (/proc/self/exe), read once per process: each patch
+// experiment looks its kernel up here, and reading and parsing 170 MB each time cost a second.
+const EmbeddedCubins& own_cubins();
 std::string own_executable_path();
 
 }  // namespace gd::sass

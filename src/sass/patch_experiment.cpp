@@ -31,12 +31,12 @@ LocatedKernel locate_kernel(const Cubin& cubin, const std::string& part) {
 }
 
 LocatedKernel locate_own_kernel(const DeviceInfo& device, const std::string& part) {
-  EmbeddedCubins ours = own_cubins();
+  const EmbeddedCubins& ours = own_cubins();
   const Arch arch = device_code_arch(device, ours);
-  for (auto& c : ours.cubins) {
+  for (const auto& c : ours.cubins) {
     if (!(c.arch() == arch)) continue;
     for (const auto& k : c.kernels())
-      if (k.demangled.find(part) != std::string::npos) return {std::move(c), k.name};
+      if (k.demangled.find(part) != std::string::npos) return {c, k.name};
   }
   throw Error("the " + arch.name() + " code of this binary has no kernel named like '" + part + "'");
 }

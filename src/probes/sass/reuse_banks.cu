@@ -248,7 +248,7 @@ ProbeSpec reuse_banks_spec() {
                {"ffma/cycles_conflict_reuse_off", "cycles", "three sources in one bank, reuse flags cleared"},
                {"ffma/cycles_conflict_reuse_on", "cycles", "three sources in one bank, reuse flag set on slot a"}};
   s.run = run_reuse_banks;
-  s.risky = true;
+  // Not risky: every patched launch runs in launch_batch_in_child (a child with a watchdog).
   s.time_cap_s = 60;
   s.quick_time_cap_s = 30;
   return s;

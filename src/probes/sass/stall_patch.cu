@@ -222,7 +222,7 @@ ProbeSpec stall_patch_spec() {
                {"stall/compiler", "cycles", "the stall ptxas wrote on the chain"},
                {"cycles_per_ffma/unpatched", "cycles", "cycles per chain step as compiled (slope over chain lengths)"}};
   s.run = run_stall_patch;
-  s.risky = true;  // patched machine code: a wrong patch can hang or fault; isolated by default
+  // Not risky: every patched launch runs in launch_batch_in_child (a child with a watchdog).
   s.time_cap_s = 120;
   s.quick_time_cap_s = 60;
   return s;
