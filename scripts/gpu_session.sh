@@ -34,6 +34,7 @@ step() {
   timeout --signal=INT --kill-after=20 "$limit" "$bin" "$@" >"$work/$name.log" 2>&1
   rc=$?
   note "$(printf '%-9s rc=%-3s %4s s  %s' "$name" "$rc" "$((SECONDS - t0))" "$(grep -hE '^[0-9]+ ok' "$work/$name.log" | tail -1)")"
+  grep -hE '^time: ' "$work/$name.log" | tail -1 | sed 's/^/          /' | tee -a "$summary"
 }
 
 step verify "${VERIFY_S:-120}" verify --arch sm_90a
