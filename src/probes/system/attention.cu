@@ -503,7 +503,9 @@ void run_fwd(ProbeContext& ctx) { run_point(ctx, variant_named("full")); }
 void run_breakdown(ProbeContext& ctx) { run_point(ctx, variant_named(ctx.str_param("variant"))); }
 
 // Per (head_dim, causal, seq): each stage's share of the full kernel's time, from the variants
-// that leave it out, and its cycles per K/V tile.
+// that leave it out, and the cycles per K/V tile they save. The SM clock differs between variants
+// (each draws its own power), so the shares from cycles per tile, which take the clock out, are
+// kept beside them in extra.shares_by_cycles_pct, with each variant's clock in extra.sm_clock_mhz.
 void summarize_breakdown(SummaryContext& sc) {
   std::vector<Params> groups;
   for (const Record* r : sc.ok_records({{"variant", std::string("full")}})) {
@@ -538,9 +540,15 @@ void summarize_breakdown(SummaryContext& sc) {
     }
     if (!complete) continue;
     const AttentionStageShares s = attention_stage_shares(us);
+    const AttentionStageShares by_cycles = attention_stage_shares(cyc);
     Params params = g;
     params.emplace_back("variant", std::string("breakdown"));
     Record& d = sc.derive(params, srcs);
+    d.extra["shares_by_cycles_pct"] = {{"softmax", by_cycles.softmax_pct}, {"qk_mma", by_cycles.qk_pct},
+                                       {"pv_mma", by_cycles.pv_pct},        {"mma", by_cycles.mma_pct},
+                                       {"memory", by_cycles.memory_pct},
+                                       {"exp2_poly_extra", by_cycles.exp2_poly_extra_pct}};
+    for (std::size_t i = 0; i < srcs.size(); ++i) d.extra["sm_clock_mhz"][kVariants[i].name] = srcs[i]->sm_clock_mhz;
     const auto add = [&](const char* name, double v) {
       Summary x;
       x.median = x.min = x.max = x.mean = v;
