@@ -549,13 +549,7 @@ void summarize_breakdown(SummaryContext& sc) {
                                        {"memory", by_cycles.memory_pct},
                                        {"exp2_poly_extra", by_cycles.exp2_poly_extra_pct}};
     for (std::size_t i = 0; i < srcs.size(); ++i) d.extra["sm_clock_mhz"][kVariants[i].name] = srcs[i]->sm_clock_mhz;
-    const auto add = [&](const char* name, double v) {
-      Summary x;
-      x.median = x.min = x.max = x.mean = v;
-      x.stddev = 0;
-      x.n = 1;
-      sc.add_metric(d, name, x);
-    };
+    const auto add = [&](const char* name, double v) { sc.add_metric(d, name, single_value(v)); };
     add("share/softmax_pct", s.softmax_pct);
     add("share/qk_mma_pct", s.qk_pct);
     add("share/pv_mma_pct", s.pv_pct);
