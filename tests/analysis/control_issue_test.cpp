@@ -21,11 +21,11 @@ TEST(FindIssueStall, TheFirstLongGapIsWhereIssueStopped) {
 }
 
 TEST(FindIssueStall, SmallJittersAreNotStalls) {
-  // A gap of 12 against 3 is 4x but within min_jump; 40 is both.
-  const IssueStall none = find_issue_stall(std::vector<double>{3, 3, 3, 3, 12, 3, 10});
+  // A gap of 13 against 3 is over 4x but within min_jump (16); 40 is both.
+  const IssueStall none = find_issue_stall(std::vector<double>{3, 3, 3, 3, 13, 3, 10});
   EXPECT_FALSE(none.found);
   EXPECT_EQ(none.index, -1);
-  EXPECT_DOUBLE_EQ(none.issued_by, 37);
+  EXPECT_DOUBLE_EQ(none.issued_by, 38);
   const IssueStall s = find_issue_stall(std::vector<double>{3, 3, 3, 3, 12, 40});
   EXPECT_TRUE(s.found);
   EXPECT_EQ(s.index, 5);

@@ -125,7 +125,7 @@ TEST(WrongStalls, ListsEveryWrongOrFailedTrialInOrder) {
   t[13].wrong_lanes = 32;  // stall 13
   t[1].wrong_lanes = 5;    // stall 1
   t[12].completed = false;  // stall 12: the launch failed
-  std::swap(t[0], t[15]);
+  std::swap(t[1], t[15]);  // stall 1 now comes last
   EXPECT_EQ(wrong_stalls(t), (std::vector<int>{1, 12, 13}));
   EXPECT_TRUE(wrong_stalls(waited(20.0)).empty());
   EXPECT_EQ(wrong_stalls(unwaited()).size(), 16u);
