@@ -4,16 +4,11 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <vector>
+
+#include "core/stats.hpp"
 
 namespace gd {
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 void require_finite(std::span<const double> v, const char* what) {
   if (v.empty()) throw std::invalid_argument(std::string(what) + ": no values");
@@ -32,7 +27,7 @@ IssueStall find_issue_stall(std::span<const double> gaps, int baseline_n, double
   for (double g : gaps)
     if (!(g >= 0)) throw std::invalid_argument("find_issue_stall: gaps must be non-negative numbers");
   IssueStall s;
-  s.baseline = median_of(std::vector<double>(gaps.begin(), gaps.begin() + baseline_n));
+  s.baseline = summarize(gaps.first(std::size_t(baseline_n))).median;
   double t = 0;
   for (std::size_t i = 0; i < gaps.size(); ++i) {
     if (gaps[i] > s.baseline + min_jump && gaps[i] > factor * s.baseline) {
@@ -53,8 +48,8 @@ ClockedCost clocked_cost(std::span<const double> timed, std::span<const double> 
   require_finite(timed, "clocked_cost (timed)");
   require_finite(empty, "clocked_cost (empty)");
   ClockedCost c;
-  c.overhead = median_of({empty.begin(), empty.end()});
-  c.cycles = median_of({timed.begin(), timed.end()}) - c.overhead;
+  c.overhead = summarize(empty).median;
+  c.cycles = summarize(timed).median - c.overhead;
   const auto [lo, hi] = std::minmax_element(timed.begin(), timed.end());
   c.min = *lo - c.overhead;
   c.max = *hi - c.overhead;

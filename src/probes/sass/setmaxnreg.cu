@@ -33,6 +33,14 @@ constexpr int kCostThreads = 384, kLaunchRegs = 168, kLowRegs = 40, kHighRegs = 
 constexpr long long kBlockDelay = 2000;
 constexpr int kCostFields = 4;  // per warp and trip: empty pair, first op, second op, blocked inc
 
+// Cycles of f() between two clock reads.
+template <class F>
+__device__ __forceinline__ long long clocked(F&& f) {
+  const long long a = clock64();
+  f();
+  return clock64() - a;
+}
+
 __global__ void __launch_bounds__(kCostThreads, 1) setmaxnreg_cost_kernel(int trips, long long* out, RegionTiming* timing) {
 #ifdef GD_HAS_SETMAXNREG
   const int wg = threadIdx.x / 128, warp = threadIdx.x / 32;
@@ -40,37 +48,16 @@ __global__ void __launch_bounds__(kCostThreads, 1) setmaxnreg_cost_kernel(int tr
   RegionClock region;
   region.begin();
   for (int t = 0; t < trips; ++t) {
-    long long a = clock64(), b = clock64();
-    const long long empty = b - a;
+    const long long empty = clocked([] {});
     __syncthreads();
     long long first = 0, second = 0, blocked = 0;
-    if (producer) {
-      a = clock64();
-      ptx::setmaxnreg_dec<kLowRegs>();
-      b = clock64();
-      first = b - a;
-    }
+    if (producer) first = clocked([] { ptx::setmaxnreg_dec<kLowRegs>(); });
     __syncthreads();  // the released registers are in the pool
-    if (!producer) {
-      a = clock64();
-      ptx::setmaxnreg_inc<kHighRegs>();
-      b = clock64();
-      first = b - a;
-    }
+    if (!producer) first = clocked([] { ptx::setmaxnreg_inc<kHighRegs>(); });
     __syncthreads();
-    if (!producer) {
-      a = clock64();
-      ptx::setmaxnreg_dec<kLaunchRegs>();
-      b = clock64();
-      second = b - a;
-    }
+    if (!producer) second = clocked([] { ptx::setmaxnreg_dec<kLaunchRegs>(); });
     __syncthreads();
-    if (producer) {
-      a = clock64();
-      ptx::setmaxnreg_inc<kLaunchRegs>();
-      b = clock64();
-      second = b - a;
-    }
+    if (producer) second = clocked([] { ptx::setmaxnreg_inc<kLaunchRegs>(); });
     __syncthreads();
     if (producer) {
       const long long s = clock64();
@@ -78,10 +65,7 @@ __global__ void __launch_bounds__(kCostThreads, 1) setmaxnreg_cost_kernel(int tr
       }
       ptx::setmaxnreg_dec<kLowRegs>();
     } else {
-      a = clock64();
-      ptx::setmaxnreg_inc<kHighRegs>();
-      b = clock64();
-      blocked = b - a;
+      blocked = clocked([] { ptx::setmaxnreg_inc<kHighRegs>(); });
     }
     __syncthreads();
     if (!producer) ptx::setmaxnreg_dec<kLaunchRegs>();
