@@ -72,6 +72,14 @@ StallClassVerdict judge_stall_class(const std::vector<StallTrial>& kept, const s
   return v;
 }
 
+std::vector<int> wrong_stalls(const std::vector<StallTrial>& trials) {
+  std::vector<int> out;
+  for (const StallTrial& t : trials)
+    if (!t.right()) out.push_back(t.stall);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 int chase_steps_seen(const std::vector<std::uint32_t>& next, std::uint32_t start, std::uint32_t end, int max_steps) {
   std::uint32_t x = start;
   for (int k = 0; k <= max_steps; ++k) {

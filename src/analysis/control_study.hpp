@@ -33,6 +33,10 @@ StallClassVerdict judge_stall_class(const std::vector<StallTrial>& kept, const s
 // by `period` (every instruction of a step carries the stall). NaN-free: slope 0 with < 2 points.
 LineFit stall_cost(const std::vector<StallTrial>& trials, int threshold, int period);
 
+// The stalls whose trial went wrong (a wrong lane or a failed launch), ascending: with the waits
+// kept every stall should be right, so any listed there is the scoreboard not holding.
+std::vector<int> wrong_stalls(const std::vector<StallTrial>& trials);
+
 // Pointer chase: how many steps from `start` through `next` reach `end` (0..max_steps), or -1.
 // The smallest such count, so a chase that cycles reports its first visit.
 int chase_steps_seen(const std::vector<std::uint32_t>& next, std::uint32_t start, std::uint32_t end, int max_steps);

@@ -120,5 +120,16 @@ TEST(RegisterBanks, NoConflictNoBankCount) {
   EXPECT_EQ(derive_register_banks({}).banks, 0);
 }
 
+TEST(WrongStalls, ListsEveryWrongOrFailedTrialInOrder) {
+  std::vector<StallTrial> t = waited(20.0);
+  t[13].wrong_lanes = 32;  // stall 13
+  t[1].wrong_lanes = 5;    // stall 1
+  t[12].completed = false;  // stall 12: the launch failed
+  std::swap(t[1], t[15]);  // stall 1 now comes last
+  EXPECT_EQ(wrong_stalls(t), (std::vector<int>{1, 12, 13}));
+  EXPECT_TRUE(wrong_stalls(waited(20.0)).empty());
+  EXPECT_EQ(wrong_stalls(unwaited()).size(), 16u);
+}
+
 }  // namespace
 }  // namespace gd

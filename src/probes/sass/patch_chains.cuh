@@ -188,15 +188,17 @@ inline bool chain_has_barrier(const sass::LocatedKernel& k, const std::vector<sa
 }
 
 // Every chain instruction but each run's last gets `stall`; with `drop_waits`, every one but
-// each run's first also loses its wait mask (the first waits for what came before the run).
+// each run's first also loses its wait mask (the first waits for what came before the run);
+// with `set_yield`, every chain instruction gets the yield flag.
 inline sass::ControlPatch stall_patch(const sass::LocatedKernel& k, const std::vector<sass::InstructionRun>& runs,
-                                      int stall, bool drop_waits) {
+                                      int stall, bool drop_waits, bool set_yield = false) {
   sass::ControlPatch p(k);
   for (const auto& r : runs)
     for (std::size_t i = r.first; i < r.first + r.count; ++i) {
       sass::ControlWord w = p.control(i);
       if (i + 1 < r.first + r.count) w.stall = stall;
       if (drop_waits && i > r.first) w.wait_mask = 0;
+      if (set_yield) w.yield = true;
       p.set_control(i, w);
     }
   return p;

@@ -238,21 +238,27 @@ void run_stall_class(ProbeContext& ctx, const ClassRow& row) {
   const sass::LaunchJob job = chain_job(k, ctx.device().index, kThreads, in.x.data(), in.x.size(), in.args);
 
   // One batch: the code as compiled three times, then every stall with the waits kept and, for a
-  // chain ptxas guards with a barrier, every stall with the waits removed.
+  // chain ptxas guards with a barrier, every stall with the waits removed. A chain ptxas left
+  // without the yield flag is swept once more with the waits kept and yield set: with the waits
+  // kept, stalls 1, 12 and 13 gave wrong results on the H200 only on such chains.
   constexpr int kUnpatched = 3;
   struct Point {
     int stall = -1;
     bool drop_waits = false;
+    bool set_yield = false;
     nlohmann::json patch;
     std::size_t patched = 0;
   };
+  const bool compiler_yield = k.control(shape.runs.front().first).yield;
   std::vector<Point> points(kUnpatched);
   std::vector<sass::Cubin> cubins;
-  for (bool drop : {false, true}) {
-    if (drop && !barrier) break;
+  for (int sweep = 0; sweep < 3; ++sweep) {
+    const bool drop = sweep == 1, yield = sweep == 2;
+    if (drop && !barrier) continue;
+    if (yield && (!barrier || compiler_yield)) continue;
     for (int s = 0; s <= 15; ++s) {
-      const sass::ControlPatch p = stall_patch(k, shape.runs, s, drop);
-      points.push_back({s, drop, p.describe(), p.size()});
+      const sass::ControlPatch p = stall_patch(k, shape.runs, s, drop, yield);
+      points.push_back({s, drop, yield, p.describe(), p.size()});
       cubins.push_back(p.apply());
     }
   }
@@ -274,15 +280,16 @@ void run_stall_class(ProbeContext& ctx, const ClassRow& row) {
   }
   const ChainResult& reference = results[0];
 
-  std::vector<StallTrial> kept, no_wait;
+  std::vector<StallTrial> kept, no_wait, kept_yield;
   nlohmann::json table = nlohmann::json::array();
   std::string unwaited;
   for (std::size_t i = kUnpatched; i < points.size(); ++i) {
     const Point& p = points[i];
     const ChainResult& r = results[i];
     const int wrong = wrong_lanes(r, reference, in.lane_bytes);
-    (p.drop_waits ? no_wait : kept).push_back(stall_trial(p.stall, r, wrong));
+    (p.set_yield ? kept_yield : p.drop_waits ? no_wait : kept).push_back(stall_trial(p.stall, r, wrong));
     nlohmann::json t = {{"stall", p.stall},      {"waits", p.drop_waits ? "removed" : "kept"},
+                        {"yield", p.set_yield ? "set" : "as compiled"},
                         {"outcome", r.kind()},   {"wrong_lanes", wrong},
                         {"cycles_per_step", r.fit.slope}, {"clock_mhz", r.clock_mhz},
                         {"patched_instructions", p.patched}, {"patch", p.patch.empty() ? nlohmann::json() : p.patch.at(0)}};
@@ -315,6 +322,9 @@ void run_stall_class(ProbeContext& ctx, const ClassRow& row) {
                           {"compiler_control", k.control(shape.runs.front().first + shape.period).to_string()},
                           {"compiler_write_barrier", barrier}};
   ctx.extra()["stall_sweep"] = table;
+  ctx.extra()["compiler_yield"] = compiler_yield;
+  ctx.extra()["wrong_stalls_waits_kept"] = wrong_stalls(kept);
+  if (!kept_yield.empty()) ctx.extra()["wrong_stalls_waits_kept_yield_set"] = wrong_stalls(kept_yield);
   ctx.extra()["verdict"] = v.note;
   ctx.extra()["patch_effect"] = effect.evidence;
   if (!unwaited.empty()) ctx.extra()["unwaited_read"] = unwaited;
