@@ -111,6 +111,19 @@ TlbReach tlb_reach(std::span<const TlbPoint> points, double min_rise) {
       } else if (j == seen.size() - 1 && bytes_agree) {
         out.page_above_largest_stride = true;
         out.page_lower_bytes = seen.back()->stride_bytes;
+        // A larger stride that spanned past where the level runs out without stepping held its
+        // lines in fewer entries than the level has: it is at or above the page, so the page is
+        // below the level's reach over that stride's line count.
+        const double slow_span = seen.back()->first_slow_entries * seen.back()->stride_bytes;
+        for (std::size_t i = 0; i < out.strides.size(); ++i) {
+          const bool steps_here = std::any_of(out.steps[i].begin(), out.steps[i].end(), [&](const TlbStep& s) {
+            return within(s.cycles_before, lead.cycles_before, same);
+          });
+          if (out.strides[i] <= seen.back()->stride_bytes || steps_here || out.max_span_bytes[i] < slow_span) continue;
+          const double upper = slow_span / out.max_entries[i];
+          if (upper > out.page_lower_bytes && (out.page_upper_bytes == 0 || upper < out.page_upper_bytes))
+            out.page_upper_bytes = upper;
+        }
       } else {
         out.implied_page_bytes = pow2_round(seen[j - 1]->reach_bytes / top);
         out.page_lower_bytes = seen[j - 1]->stride_bytes;

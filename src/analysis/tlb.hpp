@@ -45,8 +45,10 @@ struct TlbReach {
   // Every stride's first step at the same line count: all strides are at or above the page size,
   // which is then at most the smallest stride.
   bool page_at_most_smallest_stride = false;
-  // Every stride's first step at the same span in bytes: all strides are below the page size,
-  // which is then larger than the largest stride; the level's coverage in bytes is still known.
+  // Every stride that steps does so at the same span in bytes: they are all below the page size
+  // (or the largest equals it), which is then at least the largest of them (page_lower_bytes); the
+  // level's coverage in bytes is still known. A larger stride that spanned past the step without
+  // stepping bounds the page from above (page_upper_bytes: the step's span over its line count).
   bool page_above_largest_stride = false;
   std::vector<TlbLevel> levels;  // ascending latency
 };

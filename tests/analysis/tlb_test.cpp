@@ -78,6 +78,22 @@ TEST(Tlb, HugePagesAboveEveryStrideGiveTheCoverageInBytes) {
   EXPECT_EQ(r.levels[0].coverage_bytes, 16.0 * (512 << 20));
 }
 
+TEST(Tlb, ALargerStrideWithoutAStepBoundsThePageFromAbove) {
+  // 64 MiB translation units, 1024 entries (64 GiB); 128 GiB of memory: the 512 MiB stride
+  // reaches 256 lines, all held, while 2 MiB and 32 MiB strides step at a 64 GiB span.
+  std::vector<TlbPoint> pts;
+  for (double s : {2.0 * (1 << 20), 32.0 * (1 << 20), 512.0 * (1 << 20)})
+    for (double n = 8; n * s <= 128.0 * (1LL << 30) && n <= 65536; n *= 2)
+      pts.push_back({s, n, model(s, n, 64 << 20, 1024, 1e9)});
+  const TlbReach r = tlb_reach(pts);
+  EXPECT_TRUE(r.page_above_largest_stride);
+  EXPECT_EQ(r.page_lower_bytes, 32 << 20);
+  EXPECT_EQ(r.page_upper_bytes, 128.0 * (1 << 30) / 256);  // the step's first slow span (128 GiB) over 256 lines
+  ASSERT_EQ(r.levels.size(), 1u);
+  EXPECT_EQ(r.levels[0].coverage_bytes, 64.0 * (1LL << 30));
+  EXPECT_EQ(r.levels[0].largest_stride_bytes, 32 << 20);
+}
+
 TEST(Tlb, StridesAllAbovePageSayOnlyAnUpperBound) {
   const TlbReach r = tlb_reach(sweep(64 << 10, {2 << 20, 32 << 20}));
   EXPECT_EQ(r.implied_page_bytes, 0);
