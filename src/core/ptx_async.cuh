@@ -59,6 +59,11 @@ __device__ __forceinline__ void cp_async(unsigned dst, const void* src) {
   else
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src) : "memory");
 }
+// 16 bytes, L1 bypassed, with L2 told to fetch the whole 256-byte block around them from DRAM
+// (the .L2::256B prefetch-size qualifier).
+__device__ __forceinline__ void cp_async_cg16_l2_256(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
 // Copies src_bytes (< 16) from global and fills the rest of the 16 bytes with zeros.
 __device__ __forceinline__ void cp_async_cg16_zfill(unsigned dst, const void* src, unsigned src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
@@ -142,7 +147,9 @@ __device__ __forceinline__ void bulk_store(void* dst, unsigned src, unsigned byt
                             : "memory");)
 }
 // shared::cta -> another CTA's shared memory in the cluster (dst and bar are shared::cluster
-// addresses from mapa), completing on that CTA's mbarrier.
+// addresses from mapa), completing on that CTA's mbarrier. The destination must be another CTA:
+// compute-sanitizer's memcheck rejects the executing CTA's own shared memory ("not located in
+// remote CTA"), however addressed.
 __device__ __forceinline__ void bulk_copy_to_cluster(unsigned dst, unsigned src, unsigned bytes, unsigned remote_bar) {
   GD_SM90_ONLY(asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                             ::"r"(dst), "r"(src), "r"(bytes), "r"(remote_bar) : "memory");)

@@ -19,12 +19,13 @@ using ptx::CpAsyncCache;
 
 // The variants: copy size, cache operator, zero-fill; `full` rows sweep every axis value, the
 // others a slice of it (one thread count, two CTA counts) to keep the run short.
-template <int Bytes, CpAsyncCache Cache, bool Zfill, bool Full>
+template <int Bytes, CpAsyncCache Cache, bool Zfill, bool Full, bool L2Fetch256 = false>
 struct CpRow {
   static constexpr int bytes = Bytes;
   static constexpr CpAsyncCache cache = Cache;
   static constexpr bool zfill = Zfill;
   static constexpr bool full = Full;
+  static constexpr bool l2_fetch_256 = L2Fetch256;
 };
 struct Cg16 : CpRow<16, CpAsyncCache::Cg, false, true> {
   static constexpr const char* name = "cg16";
@@ -53,6 +54,14 @@ struct Cg16Zfill : CpRow<16, CpAsyncCache::Cg, true, false> {
   static constexpr const char* sass = "LDGSTS.E.BYPASS.128.ZFILL";
 };
 
+// 16 bytes .cg with the .L2::256B prefetch size: whether asking L2 for whole 256-byte blocks
+// lifts the DRAM stream (each warp already reads 512 contiguous bytes per instruction).
+struct Cg16L2Fetch256 : CpRow<16, CpAsyncCache::Cg, false, false, true> {
+  static constexpr const char* name = "cg16_l2_256";
+  static constexpr const char* tag = "Cg16L2Fetch256";
+  static constexpr const char* sass = "LDGSTS.E.BYPASS.LTC256B.128";
+};
+
 constexpr int kStages[] = {1, 2, 4, 8, 16};
 constexpr int kMaxThreads = 256;
 
@@ -74,6 +83,7 @@ __global__ void __launch_bounds__(kMaxThreads) cp_async_stream_kernel(const char
       const unsigned dst = mine + unsigned(t % Stages) * slot_stride;
       const char* from = src + ((first + (unsigned long long)t * trip_stride) & mask);
       if constexpr (Row::zfill) ptx::cp_async_cg16_zfill(dst, from, 8);
+      else if constexpr (Row::l2_fetch_256) ptx::cp_async_cg16_l2_256(dst, from);
       else ptx::cp_async<Row::bytes, Row::cache>(dst, from);
     }
     ptx::cp_async_commit();  // empty groups past the end keep the wait count uniform
@@ -222,7 +232,7 @@ bool register_rows() {
   (ProbeRegistration{cp_async_spec<Rows>()}, ...);
   return true;
 }
-[[maybe_unused]] const bool registered = register_rows<Cg16, Ca16, Ca8, Ca4, Cg16Zfill>();
+[[maybe_unused]] const bool registered = register_rows<Cg16, Ca16, Ca8, Ca4, Cg16Zfill, Cg16L2Fetch256>();
 
 }  // namespace
 }  // namespace gd
