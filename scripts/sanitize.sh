@@ -54,10 +54,13 @@ sanitize_one() {
   "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 \
     "$exe" run --quick --single-sample --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
   local rc=$?
-  # One ERROR SUMMARY per process the sanitizer followed (the run and each isolated probe).
+  # One summary per process the sanitizer followed (the run and each isolated probe): memcheck and
+  # synccheck print "ERROR SUMMARY: N errors", racecheck "RACECHECK SUMMARY: H hazards displayed
+  # (N errors, W warnings)".
   local e p
-  e=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error' "$log" | awk '{s += $3} END {print s + 0}')
-  p=$(grep -c 'ERROR SUMMARY:' "$log")
+  e=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: .*\([0-9]+ error' "$log" |
+    sed -E 's/.*[:(] ?([0-9]+) error$/\1/' | awk '{s += $1} END {print s + 0}')
+  p=$(grep -cE 'ERROR SUMMARY:|RACECHECK SUMMARY:' "$log")
   echo "$e $p $rc" >"$out/$tool-$name.result"
   printf '  %-9s %-10s %s error(s) in %s process(es); run exit %s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
     "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)"

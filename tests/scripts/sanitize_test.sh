@@ -10,13 +10,18 @@ mkdir -p "$tmp/bin"
 # it report one error; each run sleeps 1 s so that running at once shows in the wall time.
 cat >"$tmp/bin/compute-sanitizer" <<'SAN'
 #!/usr/bin/env bash
-while [[ $1 == --* ]]; do shift 2; done
+tool=
+while [[ $1 == --* ]]; do [[ $1 == --tool ]] && tool=$2; shift 2; done
 cat_name=$(printf '%s\n' "$@" | grep -A1 -- '--category' | tail -1)
 echo "$cat_name" >>"$FAKE_LOG"
 sleep 1
 "$@"
 n=0; [[ $cat_name == *errors* ]] && n=1
-echo "========= ERROR SUMMARY: $n errors"
+if [[ $tool == racecheck ]]; then
+  echo "========= RACECHECK SUMMARY: $((2 * n)) hazards displayed ($n errors, $n warnings)"
+else
+  echo "========= ERROR SUMMARY: $n errors"
+fi
 SAN
 cat >"$tmp/bin/gd" <<'GD'
 #!/usr/bin/env bash
