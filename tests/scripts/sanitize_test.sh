@@ -11,7 +11,11 @@ mkdir -p "$tmp/bin"
 cat >"$tmp/bin/compute-sanitizer" <<'SAN'
 #!/usr/bin/env bash
 tool=
-while [[ $1 == --* ]]; do [[ $1 == --tool ]] && tool=$2; shift 2; done
+while [[ $1 == --* ]]; do
+  [[ $1 == --tool ]] && tool=$2
+  [[ $1 == --kernel-name-exclude ]] && echo "$tool $2" >>"$FAKE_LOG.exclude"
+  shift 2
+done
 cat_name=$(printf '%s\n' "$@" | grep -A1 -- '--category' | tail -1)
 echo "$cat_name" >>"$FAKE_LOG"
 sleep 1
@@ -49,6 +53,15 @@ rc=$?
 cat "$tmp/bad.txt"
 ((rc == 1)) || fail "one error must fail the run (exit 1), got $rc"
 grep -q '^racecheck: 1 error(s) in 4 process(es)' "$tmp/bad.txt" || fail "the error is not in the total"
+
+# racecheck, and only racecheck, leaves cuBLAS's kernels out (by default nvjet; a flag sets it).
+grep -q '^racecheck kns=nvjet$' "$FAKE_LOG.exclude" || fail "racecheck did not exclude nvjet kernels"
+grep -q '^memcheck\|^synccheck' "$FAKE_LOG.exclude" && fail "memcheck/synccheck must check every kernel"
+rm -f "$FAKE_LOG.exclude"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools racecheck --racecheck-exclude '' --out "$tmp/out3" >/dev/null 2>&1
+[[ ! -e $FAKE_LOG.exclude ]] || fail "--racecheck-exclude '' must check every kernel"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --racecheck-exclude 'a b' >/dev/null 2>&1
+(($? == 2)) || fail "a malformed --racecheck-exclude must be refused with exit 2"
 
 "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --jobs 0 >/dev/null 2>&1
 (($? == 2)) || fail "--jobs 0 must be refused with exit 2"
