@@ -140,6 +140,9 @@ __device__ __forceinline__ uint32_t ld_acquire_sys_u32(const uint32_t* p) {
   asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
+__device__ __forceinline__ void st_release_sys_u32(uint32_t* p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
 // A system-scope relaxed pointer load: served where every agent's writes meet (for another
 // GPU's memory, that GPU), never from a copy cached on this side.
 __device__ __forceinline__ const void* ld_relaxed_sys_ptr(const void* const* p) {
