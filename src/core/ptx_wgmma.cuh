@@ -247,6 +247,9 @@ GD_WGMMA_DENSE(Bf16F32, float, "+f", HALF, "k16.f32.bf16.bf16", 16, GD_WG_TAIL16
 GD_WGMMA_DENSE(Tf32F32, float, "+f", HALF, "k8.f32.tf32.tf32", 8, ", 1, 1", ", 1, 1")
 GD_WGMMA_DENSE(E4m3F32, float, "+f", HALF, "k32.f32.e4m3.e4m3", 32, ", 1, 1", ", 1, 1")
 GD_WGMMA_DENSE(E5m2F32, float, "+f", HALF, "k32.f32.e5m2.e5m2", 32, ", 1, 1", ", 1, 1")
+// FP8 with packed f16 accumulators: the same tensor rate per clock, less accumulator datapath.
+GD_WGMMA_DENSE(E4m3F16, std::uint32_t, "+r", QUARTER, "k32.f16.e4m3.e4m3", 32, ", 1, 1", ", 1, 1")
+GD_WGMMA_DENSE(E5m2F16, std::uint32_t, "+r", QUARTER, "k32.f16.e5m2.e5m2", 32, ", 1, 1", ", 1, 1")
 GD_WGMMA_DENSE(S8S32, std::uint32_t, "+r", HALF, "k32.s32.s8.s8", 32, "", "")
 GD_WGMMA_DENSE(U8S32, std::uint32_t, "+r", HALF, "k32.s32.u8.u8", 32, "", "")
 GD_WGMMA_DENSE(B1S32, std::uint32_t, "+r", HALF, "k256.s32.b1.b1.and.popc", 256, "", "")

@@ -47,6 +47,8 @@ inline const std::vector<OpRow>& op_rows() {
       op_row<wgmma::Tf32F32>("tf32_f32", MmaType::tf32, MmaType::f32, "HGMMA.F32.TF32", "Tf32F32"),
       op_row<wgmma::E4m3F32>("e4m3_f32", MmaType::e4m3, MmaType::f32, "QGMMA.F32.E4M3.E4M3", "E4m3F32"),
       op_row<wgmma::E5m2F32>("e5m2_f32", MmaType::e5m2, MmaType::f32, "QGMMA.F32.E5M2.E5M2", "E5m2F32"),
+      op_row<wgmma::E4m3F16>("e4m3_f16", MmaType::e4m3, MmaType::f16, "QGMMA.F16.E4M3.E4M3", "E4m3F16"),
+      op_row<wgmma::E5m2F16>("e5m2_f16", MmaType::e5m2, MmaType::f16, "QGMMA.F16.E5M2.E5M2", "E5m2F16"),
       op_row<wgmma::S8S32>("s8_s32", MmaType::s8, MmaType::s32, "IGMMA.S8.S8", "S8S32"),
       op_row<wgmma::U8S32>("u8_s32", MmaType::u8, MmaType::s32, "IGMMA.U8.U8", "U8S32"),
       op_row<wgmma::B1S32>("b1_and_s32", MmaType::b1, MmaType::s32, "BGMMA.AND.POPC", "B1S32"),

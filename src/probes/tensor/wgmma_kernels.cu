@@ -49,6 +49,8 @@ Kernel by_name(std::string_view op, int n, bool rs) {
   if (op == "Tf32F32") return kernel_for<wgmma::Tf32F32, U, G>(n, rs);
   if (op == "E4m3F32") return kernel_for<wgmma::E4m3F32, U, G>(n, rs);
   if (op == "E5m2F32") return kernel_for<wgmma::E5m2F32, U, G>(n, rs);
+  if (op == "E4m3F16") return kernel_for<wgmma::E4m3F16, U, G>(n, rs);
+  if (op == "E5m2F16") return kernel_for<wgmma::E5m2F16, U, G>(n, rs);
   if (op == "S8S32") return kernel_for<wgmma::S8S32, U, G>(n, rs);
   if (op == "U8S32") return kernel_for<wgmma::U8S32, U, G>(n, rs);
   if (op == "B1S32") return kernel_for<wgmma::B1S32, U, G>(n, rs);
