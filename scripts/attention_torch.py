@@ -6,8 +6,10 @@ The second method beside our own kernel (src/probes/system/attention.cu): the sa
 SDPA backend the installed PyTorch offers (flash, cuDNN, memory-efficient), and TFLOPS counted as
 the probe counts them: 4 B H N^2 d, halved when causal. Each backend's output is checked against
 an f32 softmax(Q K^T / sqrt(d)) V on the first head's first rows before it is timed, and the SM
-clock is read from NVML (or nvidia-smi) while a batch of calls runs. Observes only: no clock or
-power setting is touched.
+clock is read from NVML (or nvidia-smi) while a batch of calls runs. Compare TFLOPS, not clocks:
+under the power cap NVML's clock reads near the boost clock while the probe's in-kernel clock
+(clock64 over %globaltimer) shows the effective one (1500 against 1920-1980 MHz on the H200).
+Observes only: no clock or power setting is touched.
 
   python3 scripts/attention_torch.py [--seqs 1024,4096] [--head-dims 64,128] [--causal 0,1]
                                      [--json out.json]

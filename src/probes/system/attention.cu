@@ -1021,7 +1021,6 @@ ProbeSpec breakdown_spec() {
            {"cycles/exp2_poly_minus_mufu_per_kv_tile", "cycles", "poly_exp2 minus full, per K/V tile"}})
     s.metrics.push_back(m);
   s.run = run_breakdown;
-  s.risky = true;
   s.summarize = summarize_breakdown;
   ReportView table;  // variants x shapes, with the derived shares: a table reads best
   table.kind = ReportView::Kind::Table;
