@@ -1,11 +1,12 @@
-// A fused attention forward kernel of our own (sm_90a: TMA, wgmma, online softmax on MUFU.EX2) and
-// its leave-one-out breakdown: where a FlashAttention-style kernel's time goes on this chip.
+// A fused attention forward kernel of our own (sm_90a: TMA, wgmma, online softmax on MUFU.EX2) under a
+// simple and FA3-style schedules, and its leave-one-out breakdown: where such a kernel's time goes.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_fp16.h>
@@ -849,6 +850,17 @@ std::vector<const Record*> group_records(SummaryContext& sc, const Params& g, co
   return out;
 }
 
+// The derived record of group g (`axis` = `value`) over srcs, one per row in order, with each
+// source's SM clock in extra.sm_clock_mhz by row name.
+template <class Row, std::size_t N>
+Record& derive_group(SummaryContext& sc, Params g, const char* axis, const char* value,
+                     const std::vector<const Record*>& srcs, const Row (&rows)[N]) {
+  g.emplace_back(axis, std::string(value));
+  Record& d = sc.derive(g, srcs);
+  for (std::size_t i = 0; i < srcs.size(); ++i) d.extra["sm_clock_mhz"][rows[i].name] = srcs[i]->sm_clock_mhz;
+  return d;
+}
+
 void summarize_breakdown(SummaryContext& sc) {
   for (const Params& g : groups_by(sc, "variant", "full")) {
     const std::vector<const Record*> srcs = group_records(sc, g, "variant", kVariants, "time/us");
@@ -866,14 +878,11 @@ void summarize_breakdown(SummaryContext& sc) {
     if (!complete) continue;
     const AttentionStageShares s = attention_stage_shares(us);
     const AttentionStageShares by_cycles = attention_stage_shares(cyc);
-    Params params = g;
-    params.emplace_back("variant", std::string("breakdown"));
-    Record& d = sc.derive(params, srcs);
+    Record& d = derive_group(sc, g, "variant", "breakdown", srcs, kVariants);
     d.extra["shares_by_cycles_pct"] = {{"softmax", by_cycles.softmax_pct}, {"qk_mma", by_cycles.qk_pct},
                                        {"pv_mma", by_cycles.pv_pct},        {"mma", by_cycles.mma_pct},
                                        {"memory", by_cycles.memory_pct},
                                        {"exp2_poly_extra", by_cycles.exp2_poly_extra_pct}};
-    for (std::size_t i = 0; i < srcs.size(); ++i) d.extra["sm_clock_mhz"][kVariants[i].name] = srcs[i]->sm_clock_mhz;
     const auto add = [&](const char* name, double v) { sc.add_metric(d, name, single_value(v)); };
     add("share/softmax_pct", s.softmax_pct);
     add("share/qk_mma_pct", s.qk_pct);
@@ -899,17 +908,12 @@ void summarize_fwd(SummaryContext& sc) {
     for (std::size_t i = 0; i < srcs.size(); ++i) times[i] = srcs[i]->metric("time/us")->value();
     static_assert(std::size(kSchedules) == 5, "AttentionScheduleTimes holds five schedules, in the table's order");
     const AttentionScheduleGains gains = attention_schedule_gains({times[0], times[1], times[2], times[3], times[4]});
-    Params params = g;
-    params.emplace_back("schedule", std::string("gains"));
-    Record& d = sc.derive(params, srcs);
-    for (std::size_t i = 0; i < srcs.size(); ++i) d.extra["sm_clock_mhz"][kSchedules[i].name] = srcs[i]->sm_clock_mhz;
-    const auto add = [&](const char* name, double v) { sc.add_metric(d, name, single_value(v)); };
-    add("speedup/ws_over_simple", gains.ws);
-    add("speedup/pingpong_over_ws", gains.pingpong);
-    add("speedup/pipelined_over_ws", gains.pipelined);
-    add("speedup/fa3_over_ws", gains.fa3);
-    add("speedup/fa3_over_simple", gains.total);
-    add("speedup/overlap_interaction", gains.interaction);
+    Record& d = derive_group(sc, g, "schedule", "gains", srcs, kSchedules);
+    const std::pair<const char*, double> speedups[] = {
+        {"speedup/ws_over_simple", gains.ws},   {"speedup/pingpong_over_ws", gains.pingpong},
+        {"speedup/pipelined_over_ws", gains.pipelined}, {"speedup/fa3_over_ws", gains.fa3},
+        {"speedup/fa3_over_simple", gains.total}, {"speedup/overlap_interaction", gains.interaction}};
+    for (const auto& [name, v] : speedups) sc.add_metric(d, name, single_value(v));
   }
 }
 
@@ -918,7 +922,7 @@ Requirements attention_requirements() {
   Requirements q;  // wgmma is sm_90a-only: sm_100a (tcgen05) and sm_120a (mma.sync) would need other kernels
   q.min_cc = 90;
   q.max_cc = 90;
-  q.features = {Feature::Wgmma, Feature::Tma};
+  q.features = {Feature::Wgmma, Feature::Tma, Feature::Setmaxnreg};  // setmaxnreg: the warp-specialized schedules
   return q;
 }
 
@@ -980,17 +984,15 @@ ProbeSpec fwd_spec() {
                       {"simple", "fa3"});
   s.sass = attention_sass(true);
   s.metrics = point_metrics();
-  for (MetricSpec m : std::vector<MetricSpec>{
+  s.metrics.insert(s.metrics.end(), {
            {"speedup/ws_over_simple", "x", "simple / ws time: the producer warpgroup and per-stage release alone"},
            {"speedup/pingpong_over_ws", "x", "ws / pingpong time: consumers taking turns at the tensor cores"},
            {"speedup/pipelined_over_ws", "x", "ws / pipelined time: softmax under the previous tile's P V"},
            {"speedup/fa3_over_ws", "x", "ws / fa3 time: both overlaps"},
            {"speedup/fa3_over_simple", "x", "simple / fa3 time"},
-           {"speedup/overlap_interaction", "x", "fa3_over_ws / (pingpong_over_ws x pipelined_over_ws): 1 when the overlaps add up"}})
-    s.metrics.push_back(m);
+           {"speedup/overlap_interaction", "x", "fa3_over_ws / (pingpong_over_ws x pipelined_over_ws): 1 when the overlaps add up"}});
   s.run = run_fwd;
   s.summarize = summarize_fwd;
-  s.risky = true;  // setmaxnreg and named barriers: a wrong budget or turn waits forever
   s.views = {line_view("seq", "throughput/tflops")};
   s.time_cap_s = 40;
   s.quick_time_cap_s = 6;
@@ -1008,7 +1010,7 @@ ProbeSpec breakdown_spec() {
   s.axes.push_back(Axis::list("variant", row_names(kVariants)));
   s.sass = attention_sass(false);
   s.metrics = point_metrics();
-  for (MetricSpec m : std::vector<MetricSpec>{
+  s.metrics.insert(s.metrics.end(), {
            {"share/softmax_pct", "%", "(full - no_softmax) / full"},
            {"share/qk_mma_pct", "%", "(full - no_qk) / full"},
            {"share/pv_mma_pct", "%", "(full - no_pv) / full"},
@@ -1018,8 +1020,7 @@ ProbeSpec breakdown_spec() {
            {"share/exp2_poly_extra_pct", "%", "(poly_exp2 - full) / full: the polynomial exp2's extra time"},
            {"cycles/softmax_per_kv_tile", "cycles", "full minus no_softmax, per K/V tile"},
            {"cycles/mma_per_kv_tile", "cycles", "full minus no_qk plus full minus no_pv, per K/V tile"},
-           {"cycles/exp2_poly_minus_mufu_per_kv_tile", "cycles", "poly_exp2 minus full, per K/V tile"}})
-    s.metrics.push_back(m);
+           {"cycles/exp2_poly_minus_mufu_per_kv_tile", "cycles", "poly_exp2 minus full, per K/V tile"}});
   s.run = run_breakdown;
   s.summarize = summarize_breakdown;
   ReportView table;  // variants x shapes, with the derived shares: a table reads best
