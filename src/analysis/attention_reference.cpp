@@ -78,4 +78,17 @@ AttentionStageShares attention_stage_shares(const AttentionStageTimes& t) {
   return s;
 }
 
+AttentionScheduleGains attention_schedule_gains(const AttentionScheduleTimes& t) {
+  for (double x : {t.simple, t.ws, t.pingpong, t.pipelined, t.fa3})
+    if (!(x > 0) || !std::isfinite(x)) throw std::invalid_argument("attention_schedule_gains: every time must be positive");
+  AttentionScheduleGains g;
+  g.ws = t.simple / t.ws;
+  g.pingpong = t.ws / t.pingpong;
+  g.pipelined = t.ws / t.pipelined;
+  g.fa3 = t.ws / t.fa3;
+  g.total = t.simple / t.fa3;
+  g.interaction = g.fa3 / (g.pingpong * g.pipelined);
+  return g;
+}
+
 }  // namespace gd

@@ -1,6 +1,7 @@
 // The fused attention probe's CPU side (src/probes/system/attention.cu): one output row of
 // softmax(Q K^T / sqrt(d)) V in double precision, the check of a device row against it, the FLOP
-// count behind the probe's TFLOPS, and the stage shares of its leave-one-out breakdown.
+// count behind the probe's TFLOPS, the stage shares of its leave-one-out breakdown and the gains
+// of its schedules.
 #pragma once
 #include <span>
 #include <string>
@@ -49,5 +50,29 @@ struct AttentionStageShares {
 };
 // Throws std::invalid_argument when a time is not positive and finite.
 AttentionStageShares attention_stage_shares(const AttentionStageTimes& t);
+
+// Times of the full kernel under each schedule of the probe's schedule axis, same shape (any
+// one unit).
+struct AttentionScheduleTimes {
+  double simple = 0;     // a wait after each MMA, both warpgroups meeting every tile
+  double ws = 0;         // producer warpgroup + per-stage release, no overlap
+  double pingpong = 0;   // ws + consumers taking turns at the tensor cores
+  double pipelined = 0;  // ws + softmax of tile t under P V of tile t - 1
+  double fa3 = 0;        // both overlaps
+};
+
+// What each step of the schedule buys, as speedups (old time / new time; above 1 is faster).
+struct AttentionScheduleGains {
+  double ws = 0;           // simple / ws: warp specialization alone
+  double pingpong = 0;     // ws / pingpong
+  double pipelined = 0;    // ws / pipelined
+  double fa3 = 0;          // ws / fa3: both overlaps on top of warp specialization
+  double total = 0;        // simple / fa3
+  // fa3 / (pingpong x pipelined): 1 when the two overlaps add up independently, below 1 when
+  // they hide the same time, above 1 when each needs the other.
+  double interaction = 0;
+};
+// Throws std::invalid_argument when a time is not positive and finite.
+AttentionScheduleGains attention_schedule_gains(const AttentionScheduleTimes& t);
 
 }  // namespace gd

@@ -1,6 +1,6 @@
 // Inline PTX a fused attention kernel needs beyond ptx_wgmma.cuh, built on its macros: wgmma with
 // B MN-major (the P V product), f16 Q K^T with the scale-d predicate at run time, the MN-major
-// 128-byte-swizzle descriptor, and exp2 on the SFU. A header of its own so that the probes
+// 128-byte-swizzle descriptor, exp2 on the SFU and named barriers. A header of its own so that the probes
 // including ptx_wgmma.cuh (some 340 wgmma kernels) do not recompile when it changes.
 #pragma once
 #include <cstdint>
@@ -42,6 +42,16 @@ __host__ __device__ constexpr std::uint64_t mn_major_desc_b128(unsigned start_ad
 }  // namespace gd::wgmma
 
 namespace gd::ptx {
+
+// Named barrier `id` (1..15; 0 is __syncthreads) over `threads` threads (a multiple of 32): sync
+// waits for the barrier's phase to complete, arrive counts toward it without waiting. The
+// producer/consumer handshake of warp groups that do not all take part (FA3's ping-pong).
+__device__ __forceinline__ void named_bar_sync(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_bar_arrive(unsigned id, unsigned threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
 
 // 2^a on the SFU (MUFU.EX2), denormals flushed: the exponential of an online softmax. Not
 // volatile: the compiler schedules it like any arithmetic.

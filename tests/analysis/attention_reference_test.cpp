@@ -101,5 +101,36 @@ TEST(AttentionStageShares, LeaveOneOutShares) {
   EXPECT_THROW(attention_stage_shares(t), std::invalid_argument);
 }
 
+TEST(AttentionScheduleGains, SpeedupsOverTheStepBefore) {
+  AttentionScheduleTimes t;
+  t.simple = 120;
+  t.ws = 100;        // warp specialization: 1.2x
+  t.pingpong = 80;   // 1.25x over ws
+  t.pipelined = 50;  // 2x over ws
+  t.fa3 = 40;        // 2.5x over ws = 1.25 x 2: the two overlaps add up
+  AttentionScheduleGains g = attention_schedule_gains(t);
+  EXPECT_DOUBLE_EQ(g.ws, 1.2);
+  EXPECT_DOUBLE_EQ(g.pingpong, 1.25);
+  EXPECT_DOUBLE_EQ(g.pipelined, 2);
+  EXPECT_DOUBLE_EQ(g.fa3, 2.5);
+  EXPECT_DOUBLE_EQ(g.total, 3);
+  EXPECT_DOUBLE_EQ(g.interaction, 1);
+  t.fa3 = 50;  // ping-pong adds nothing on top of the pipelining: they hide the same time
+  g = attention_schedule_gains(t);
+  EXPECT_DOUBLE_EQ(g.interaction, 0.8);
+}
+
+TEST(AttentionScheduleGains, RejectsMissingOrInvalidTimes) {
+  AttentionScheduleTimes t{10, 10, 10, 10, 10};
+  EXPECT_NO_THROW(attention_schedule_gains(t));
+  t.pingpong = 0;
+  EXPECT_THROW(attention_schedule_gains(t), std::invalid_argument);
+  t.pingpong = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(attention_schedule_gains(t), std::invalid_argument);
+  t.pingpong = 10;
+  t.simple = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(attention_schedule_gains(t), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gd
