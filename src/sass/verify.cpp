@@ -238,7 +238,11 @@ SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
 
 SassCheck Verifier::verify_point(const ProbeSpec& probe, const Arch& arch, const std::vector<std::string>& kernels) {
   if (kernels.empty() && probe.runs_no_sm_kernel) return check_point(probe, code_for(arch), kernels);
-  const SassCheck whole = verify(probe, arch);  // also: does the binary carry this arch at all
+  // The probe's whole check (also: does the binary carry this arch at all) matches its globs
+  // against every kernel of the binary, milliseconds a point: once per probe and arch is enough.
+  auto cached = whole_checks_.find({&probe, arch.name()});
+  if (cached == whole_checks_.end()) cached = whole_checks_.emplace(std::make_pair(&probe, arch.name()), verify(probe, arch)).first;
+  const SassCheck& whole = cached->second;
   if (whole.status == SassStatus::Mismatch || whole.status == SassStatus::NotApplicable || code_for(arch).empty())
     return whole;
   return check_point(probe, code_for(arch), kernels);

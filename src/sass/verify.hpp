@@ -1,6 +1,7 @@
 // Per-probe SASS verification: does the code compiled for an arch contain what the probe says
 // its timed region measures (opcode counts), and nothing that hollows the timing out (spills)?
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,6 +84,7 @@ class Verifier {
  private:
   EmbeddedCubins embedded_;
   std::vector<std::pair<Arch, std::unique_ptr<CodeBase>>> cache_;
+  std::map<std::pair<const ProbeSpec*, std::string>, SassCheck> whole_checks_;  // verify() per probe and arch
 };
 
 // One probe against one arch of an executable (ours by default); reads the binary each call,
