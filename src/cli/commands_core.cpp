@@ -420,7 +420,7 @@ int do_run(const RunArgs& args) {
     changed = state.check();
     return nlohmann::json{{"gpu_state", state.to_json()}, {"timing", timing_json(walls, steady_now_s() - run_t0)}};
   });
-  const ExecuteSummary s = execute(planned, device, {&journal, &db, &table}, sass::make_verifier(), opts);
+  const ExecuteSummary s = execute(planned, device, {&journal, &db, &table}, sass::make_verifier(probes), opts);
 
   write_run_file_atomic(stem + ".json", journal.document());
   write_file_atomic(stem + ".md", markdown_report(journal.document()));

@@ -46,6 +46,8 @@ class ResultDb : public RecordSink {
   void on_record(const Record& r) override;  // throws gd::Error when SQLite fails
   void on_finish(bool complete) override;    // finished_at = now
   const std::string& path() const { return path_; }
+  // This connection's PRAGMA synchronous (0: off): records are not synced one by one.
+  int synchronous_mode() const;
 
  private:
   sqlite3* db_ = nullptr;

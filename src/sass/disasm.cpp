@@ -105,10 +105,6 @@ const std::regex& function_line() {
   static const std::regex re(R"(^\s*Function\s*:\s*(\S+))");
   return re;
 }
-const std::regex& instruction_line() {
-  static const std::regex re(R"(^\s*/\*([0-9a-fA-F]+)\*/\s*(.*?)\s*;?\s*(/\*.*\*/)?\s*$)");
-  return re;
-}
 
 void join_raw(const Cubin& cubin, const Kernel& k, std::vector<SassInstruction>& insts) {
   for (auto& i : insts) {
@@ -122,6 +118,35 @@ void join_raw(const Cubin& cubin, const Kernel& k, std::vector<SassInstruction>&
 }  // namespace
 
 // ----------------------------------------------------------------------------- instructions
+
+std::optional<std::pair<std::uint64_t, std::string>> split_instruction_line(std::string_view line) {
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  std::size_t i = 0;
+  while (i < line.size() && space(line[i])) ++i;
+  if (line.compare(i, 2, "/*") != 0) return std::nullopt;
+  i += 2;
+  const std::size_t digits = i;
+  std::uint64_t address = 0;
+  for (; i < line.size() && std::isxdigit(static_cast<unsigned char>(line[i])); ++i)
+    address = address * 16 + std::uint64_t(std::isdigit(static_cast<unsigned char>(line[i]))
+                                               ? line[i] - '0'
+                                               : std::tolower(static_cast<unsigned char>(line[i])) - 'a' + 10);
+  if (i == digits || line.compare(i, 2, "*/") != 0) return std::nullopt;
+  std::string_view rest = line.substr(i + 2);
+  const auto trim_right = [&](std::string_view v) {
+    while (!v.empty() && space(v.back())) v.remove_suffix(1);
+    return v;
+  };
+  rest = trim_right(rest);
+  // A trailing comment (the encoding, /* 0x... */) runs from the first "/*" to the end.
+  if (const std::size_t c = rest.find("/*"); c != std::string_view::npos && rest.size() - c >= 4 &&
+                                             rest.substr(rest.size() - 2) == "*/")
+    rest = trim_right(rest.substr(0, c));
+  if (!rest.empty() && rest.back() == ';') rest = trim_right(rest.substr(0, rest.size() - 1));
+  std::size_t b = 0;
+  while (b < rest.size() && space(rest[b])) ++b;
+  return std::make_pair(address, std::string(rest.substr(b)));
+}
 
 std::string SassInstruction::base_opcode() const { return opcode.substr(0, opcode.find('.')); }
 
@@ -168,14 +193,18 @@ std::map<std::string, std::vector<SassInstruction>> parse_disassembly(const std:
   std::stringstream ss(output);
   std::smatch m;
   for (std::string line; std::getline(ss, line);) {
-    if (std::regex_search(line, m, section_line()) || std::regex_search(line, m, function_line())) {
+    // The regexes cost more than the disassembler: only lines that can name a kernel meet them.
+    const bool may_name = line.find(".section") != std::string::npos || line.find("Function") != std::string::npos;
+    if (may_name && (std::regex_search(line, m, section_line()) || std::regex_search(line, m, function_line()))) {
       current = &kernels[m[1]];
       continue;
     }
-    if (!current || !std::regex_match(line, m, instruction_line())) continue;
-    auto inst = parse_statement(m[2]);
+    if (!current) continue;
+    const auto split = split_instruction_line(line);
+    if (!split) continue;
+    auto inst = parse_statement(split->second);
     if (!inst) continue;
-    inst->address = std::stoull(m[1], nullptr, 16);
+    inst->address = split->first;
     current->push_back(std::move(*inst));
   }
   return kernels;
@@ -379,13 +408,13 @@ bool disassemble_chunk(Chunk& chunk, const std::string& nvdisasm, const std::str
   const CommandResult r = run_command(shell_quote(nvdisasm) + " -b " + flag + " " + file.path() + " 2>&1");
   if (r.status != 0) return false;
   std::stringstream ss(r.output);
-  std::smatch m;
   std::size_t at = 0;  // output is in address order, so the kernel only moves forward
   for (std::string line; std::getline(ss, line);) {
-    if (!std::regex_match(line, m, instruction_line())) continue;
-    auto inst = parse_statement(m[2]);
+    const auto split = split_instruction_line(line);
+    if (!split) continue;
+    auto inst = parse_statement(split->second);
     if (!inst) continue;
-    const std::uint64_t address = std::stoull(m[1], nullptr, 16);
+    const std::uint64_t address = split->first;
     while (at < chunk.placed.size() && address >= chunk.placed[at].end) ++at;
     if (at == chunk.placed.size() || address < chunk.placed[at].start) continue;
     const Placed& p = chunk.placed[at];

@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sass/control.hpp"
@@ -31,6 +33,11 @@ struct SassInstruction {
 // Splits one disassembly statement ("@!P0 BRA `(.L_x_0)") into predicate, opcode and operands.
 // Returns nullopt for text that is not an instruction.
 std::optional<SassInstruction> parse_statement(const std::string& statement);
+
+// One listing line "  /*0040*/  IMAD R1, R2, R3, R4 ;  /* 0x... */": its address and the
+// statement without ';' and the trailing comment; nullopt for any other line. Hand-written: the
+// regular expression it replaced cost more CPU than nvdisasm itself at every run's start.
+std::optional<std::pair<std::uint64_t, std::string>> split_instruction_line(std::string_view line);
 
 // Parses disassembler output (nvdisasm on a cubin, or cuobjdump -sass) into kernels by name.
 // Instructions carry address and text; raw words are joined by the caller from the cubin.

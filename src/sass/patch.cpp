@@ -263,12 +263,36 @@ LaunchOutcome launch_here(const std::vector<std::uint8_t>& cubin, const LaunchJo
   return o;
 }
 
+namespace {
+
+// When the `stop_after` launches before `next`, all of next's group, failed the same way, marks
+// the rest of that group not run and returns the first launch after it; else returns `next`.
+std::size_t skip_settled_group(const std::vector<PatchedLaunch>& launches, std::vector<LaunchOutcome>& outcomes,
+                               std::size_t next, int stop_after) {
+  const std::string& group = launches[next].group;
+  if (stop_after <= 0 || group.empty() || next < std::size_t(stop_after)) return next;
+  const LaunchOutcome& last = outcomes[next - 1];
+  for (std::size_t i = next - std::size_t(stop_after); i < next; ++i)
+    if (launches[i].group != group || outcomes[i].completed() || outcomes[i].kind == LaunchOutcome::Kind::NotRun ||
+        outcomes[i].kind != last.kind || outcomes[i].message != last.message)
+      return next;
+  const std::string why = "not run: the " + std::to_string(stop_after) + " launches before it in its sweep (" + group +
+                          ") failed the same way (" + to_string(last.kind) + ": " + last.message + ")";
+  std::size_t i = next;
+  for (; i < launches.size() && launches[i].group == group; ++i) outcomes[i] = {LaunchOutcome::Kind::NotRun, why, {}};
+  return i;
+}
+
+}  // namespace
+
 std::vector<LaunchOutcome> launch_batch_in_child(const std::vector<PatchedLaunch>& launches, double timeout_s,
-                                                 const std::string& executable) {
+                                                 const std::string& executable, int stop_after) {
   const std::string exe = executable.empty() ? own_executable_path() : executable;
   std::vector<LaunchOutcome> outcomes(launches.size());
   std::size_t next = 0;
   while (next < launches.size()) {
+    next = skip_settled_group(launches, outcomes, next, stop_after);
+    if (next >= launches.size()) break;
     // The rest of the batch, each cubin in its own file, in one job file.
     std::vector<std::unique_ptr<TempFile>> cubin_files;
     nlohmann::json batch = nlohmann::json::array();

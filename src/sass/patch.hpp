@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -81,8 +82,10 @@ LaunchOutcome launch_here(const std::vector<std::uint8_t>& cubin, const LaunchJo
 
 // One patched launch of a batch: the cubin is borrowed, it must outlive the call.
 struct PatchedLaunch {
+  PatchedLaunch(const Cubin* c, LaunchJob j, std::string g = {}) : cubin(c), job(std::move(j)), group(std::move(g)) {}
   const Cubin* cubin = nullptr;
   LaunchJob job;
+  std::string group;  // the sweep it belongs to, for launch_batch_in_child's stop_after; empty: none
 };
 
 // Runs the launches in order in child processes (`executable __patch-child BATCH`, our own binary
@@ -90,9 +93,12 @@ struct PatchedLaunch {
 // and that launch is TimedOut; a child that dies makes it Crashed, with the signal. A child stops
 // after the first launch that did not complete (a CUDA error poisons its context), and the rest
 // of the batch goes on in a fresh child, so one bad patch never costs the other launches.
-// Returns one outcome per launch, in order.
+// With `stop_after` > 0, once that many consecutive launches of one group failed the same way
+// (kind and message), the group's following launches are not run: NotRun, naming the failure. A
+// sweep whose every point faults costs a fresh child per point (about a second after a memory
+// fault on an H200); quick runs stop it early. Returns one outcome per launch, in order.
 std::vector<LaunchOutcome> launch_batch_in_child(const std::vector<PatchedLaunch>& launches, double timeout_s = 20,
-                                                 const std::string& executable = {});
+                                                 const std::string& executable = {}, int stop_after = 0);
 // A batch of one.
 LaunchOutcome launch_in_child(const Cubin& cubin, const LaunchJob& job, double timeout_s = 20,
                               const std::string& executable = {});

@@ -166,13 +166,14 @@ SassCheck check_expectations(const std::vector<SassExpectation>& expectations, c
   return {SassStatus::Verified, detail};
 }
 
-SassCheck check_point(const ProbeSpec& probe, const CodeBase& code, const std::vector<std::string>& kernels) {
+SassCheck check_point(const ProbeSpec& probe, const CodeBase& code, const std::vector<std::string>& kernels,
+                      const SassCheck* whole_check) {
   const std::string arch = code.arch().name();
   if (kernels.empty()) {
     if (probe.runs_no_sm_kernel) return no_kernel_check();
     return {SassStatus::Unverified, "the point recorded no kernel launch: nothing ties its numbers to checked code"};
   }
-  const SassCheck whole = check_expectations(probe.sass, code);
+  const SassCheck whole = whole_check ? *whole_check : check_expectations(probe.sass, code);
   if (whole.status != SassStatus::Verified && !probe.sass.empty()) return whole;
   if (!code.has_text()) return {SassStatus::Unverified, code.note()};
   std::vector<std::string> found;
@@ -238,10 +239,21 @@ SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {
 
 SassCheck Verifier::verify_point(const ProbeSpec& probe, const Arch& arch, const std::vector<std::string>& kernels) {
   if (kernels.empty() && probe.runs_no_sm_kernel) return check_point(probe, code_for(arch), kernels);
-  const SassCheck whole = verify(probe, arch);  // also: does the binary carry this arch at all
+  // The probe's whole check (also: does the binary carry this arch at all) matches its globs
+  // against every kernel of the binary, milliseconds a point: once per probe and arch is enough.
+  auto cached = whole_checks_.find({&probe, arch.name()});
+  if (cached == whole_checks_.end()) cached = whole_checks_.emplace(std::make_pair(&probe, arch.name()), verify(probe, arch)).first;
+  const SassCheck& whole = cached->second;
   if (whole.status == SassStatus::Mismatch || whole.status == SassStatus::NotApplicable || code_for(arch).empty())
     return whole;
-  return check_point(probe, code_for(arch), kernels);
+  return check_point(probe, code_for(arch), kernels, probe.sass.empty() ? nullptr : &whole);
+}
+
+void Verifier::prepare(const std::vector<const ProbeSpec*>& probes, const Arch& arch) {
+  (void)code_for(arch);  // built here, before the threads read it
+  std::vector<SassCheck> checks(probes.size());
+  parallel_for(probes.size(), [&](std::size_t i) { checks[i] = verify(*probes[i], arch); });
+  for (std::size_t i = 0; i < probes.size(); ++i) whole_checks_.emplace(std::make_pair(probes[i], arch.name()), checks[i]);
 }
 
 std::vector<std::vector<SassCheck>> Verifier::verify_all(const std::vector<const ProbeSpec*>& probes,
@@ -283,15 +295,18 @@ SassCheck verify_probe(const ProbeSpec& probe, const Arch& arch, const std::stri
   return Verifier(executable_path).verify(probe, arch);
 }
 
-SassVerifier make_verifier() {
-  // Reading and disassembling the binary is deferred to the first probe and then shared.
+SassVerifier make_verifier(std::vector<const ProbeSpec*> probes) {
+  // Reading and disassembling the binary is deferred to the first probe and then shared; so is
+  // checking every planned probe's expectations, on all cores.
   auto verifier = std::make_shared<std::unique_ptr<Verifier>>();
-  return [verifier](const ProbeSpec& probe, const DeviceInfo& device, const std::vector<std::string>& kernels) -> SassCheck {
-    if (!*verifier) *verifier = std::make_unique<Verifier>();
+  return [verifier, probes](const ProbeSpec& probe, const DeviceInfo& device, const std::vector<std::string>& kernels) -> SassCheck {
+    const bool first = !*verifier;
+    if (first) *verifier = std::make_unique<Verifier>();
     const auto arch = (*verifier)->arch_for(device);
     if (!arch)
       return {SassStatus::Unverified, "the binary has no SASS for " + device.sm_name() +
                                           " (the driver JIT-compiles PTX, which is not checked)"};
+    if (first) (*verifier)->prepare(probes, *arch);
     return (*verifier)->verify_point(probe, *arch, kernels);
   };
 }

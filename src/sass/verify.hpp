@@ -1,6 +1,7 @@
 // Per-probe SASS verification: does the code compiled for an arch contain what the probe says
 // its timed region measures (opcode counts), and nothing that hollows the timing out (spills)?
 #pragma once
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,7 +63,10 @@ SassCheck check_expectations(const std::vector<SassExpectation>& expectations, c
 // point launched (mangled names) is in the code base, is covered by at least one expectation and
 // meets each that covers it. A kernel no expectation covers leaves the point unverified; a
 // point that launched nothing is unverified, or not_applicable for a probe that runs no SM kernel.
-SassCheck check_point(const ProbeSpec& probe, const CodeBase& code, const std::vector<std::string>& kernels);
+// `whole_check`, when given, is check_expectations(probe.sass, code) computed before (it matches
+// every expectation against every kernel: the costly part of a point's check).
+SassCheck check_point(const ProbeSpec& probe, const CodeBase& code, const std::vector<std::string>& kernels,
+                      const SassCheck* whole_check = nullptr);
 
 // Verifies probes against the cubins embedded in an executable (ours by default), offline.
 class Verifier {
@@ -79,10 +83,13 @@ class Verifier {
   // has it, else sm_<cc>. nullopt when the binary carries no SASS for the chip (PTX JIT).
   std::optional<Arch> arch_for(const DeviceInfo& device) const;
   const CodeBase& code_for(const Arch& arch);
+  // Checks these probes' expectations on all cores now, so verify_point finds them done.
+  void prepare(const std::vector<const ProbeSpec*>& probes, const Arch& arch);
 
  private:
   EmbeddedCubins embedded_;
   std::vector<std::pair<Arch, std::unique_ptr<CodeBase>>> cache_;
+  std::map<std::pair<const ProbeSpec*, std::string>, SassCheck> whole_checks_;  // verify() per probe and arch
 };
 
 // One probe against one arch of an executable (ours by default); reads the binary each call,
@@ -90,6 +97,7 @@ class Verifier {
 SassCheck verify_probe(const ProbeSpec& probe, const Arch& arch, const std::string& executable_path = {});
 
 // For the executor: checks each point against the cubin for the device's arch in our own binary.
-SassVerifier make_verifier();
+// The probes' whole checks are made on all cores at the first point (Verifier::prepare).
+SassVerifier make_verifier(std::vector<const ProbeSpec*> probes = {});
 
 }  // namespace gd::sass

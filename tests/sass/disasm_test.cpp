@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "sass/disasm.hpp"
@@ -68,6 +69,42 @@ TEST(ParseDisassembly, NvdisasmAndCuobjdumpLayouts) {
   k = parse_disassembly(cuobjdump);
   ASSERT_EQ(k["_Z3fooPf"].size(), 2u);
   EXPECT_EQ(k["_Z3fooPf"][0].operands, (std::vector<std::string>{"R1", "c[0x0][0x28]"}));
+}
+
+// The hand-written splitter against the regular expression it replaced, on the shapes nvdisasm
+// (-c and -b) and cuobjdump print and on lines that are not instructions.
+TEST(SplitInstructionLine, AgreesWithTheRegexItReplaced) {
+  static const std::regex re(R"(^\s*/\*([0-9a-fA-F]+)\*/\s*(.*?)\s*;?\s*(/\*.*\*/)?\s*$)");
+  const std::vector<std::string> lines = {
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;",
+      "        /*0010*/              @!P0 BRA `(.L_x_0) ;",
+      "        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */",
+      "        /*00a0*/                   EXIT ;                                 /* 0x000000000000794d */  ",
+      "/*1f0*/ FFMA R0, R1, R2, R3;",
+      "\t/*0Ab0*/\tHMMA.16816.F32 R4, R8, R12, R4 ;\r",
+      "        /*0020*/                   NOP",
+      "        /*0030*/                   NOP ;;",
+      "        /*0040*/                   ;",
+      "        /*0050*/                   /* 0x000fe20000000800 */",
+      "        /*0060*/  MOV R1, R2 ; /* a */ junk",
+      "                                                                          /* 0x000fe20000000800 */",
+      "        /**/                       EXIT ;",
+      "        /*00zz*/                   EXIT ;",
+      ".L_x_0:",
+      "",
+  };
+  for (const std::string& line : lines) {
+    std::smatch m;
+    const bool want = std::regex_match(line, m, re);
+    const auto got = split_instruction_line(line);
+    ASSERT_EQ(got.has_value(), want) << line;
+    if (!want) continue;
+    EXPECT_EQ(got->first, std::stoull(m[1], nullptr, 16)) << line;
+    // The statement goes on to parse_statement, which trims blanks and ';': compare what it sees.
+    const auto a = parse_statement(got->second), b = parse_statement(m[2]);
+    ASSERT_EQ(a.has_value(), b.has_value()) << line;
+    if (a) EXPECT_EQ(a->text, b->text) << line;
+  }
 }
 
 class DisassemblePerArch : public ::testing::TestWithParam<std::string> {};

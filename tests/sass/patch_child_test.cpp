@@ -80,6 +80,40 @@ TEST(PatchChild, AChildThatReportsAFailureIsReplacedForTheRest) {
   }
 }
 
+std::vector<PatchedLaunch> grouped(const std::vector<std::string>& groups) {
+  std::vector<PatchedLaunch> v = batch(groups.size());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i].group = groups[i];
+  return v;
+}
+
+TEST(PatchChild, ASweepStopsAfterIdenticalFailuresOnlyWhenAsked) {
+  // Every launch faults the same way, each in its own child.
+  const std::string exe = fake_child("same_fault", R"(echo '{"kind":"cuda-error","message":"misaligned address","buffers":[]}' >&3)");
+  const std::vector<std::string> groups = {"", "a", "a", "b", "b", "b", "b", "c"};
+  const std::vector<LaunchOutcome> o = launch_batch_in_child(grouped(groups), 5.0, exe, 2);
+  ASSERT_EQ(o.size(), groups.size());
+  // "a" ends before a third launch; "b" runs two, the other two are not run; "c" starts afresh.
+  for (std::size_t i : {0, 1, 2, 3, 4, 7}) EXPECT_EQ(o[i].kind, LaunchOutcome::Kind::CudaError) << i;
+  for (std::size_t i : {5, 6}) {
+    EXPECT_EQ(o[i].kind, LaunchOutcome::Kind::NotRun) << i;
+    EXPECT_NE(o[i].message.find("the 2 launches before it in its sweep (b) failed the same way (cuda-error: misaligned address)"),
+              std::string::npos) << o[i].message;
+  }
+  // Without stop_after every launch runs.
+  for (const auto& x : launch_batch_in_child(grouped(groups), 5.0, exe)) EXPECT_EQ(x.kind, LaunchOutcome::Kind::CudaError);
+}
+
+TEST(PatchChild, DifferentFailuresOrAGroupWithoutANameNeverStopASweep) {
+  // The message names how many launches the child was handed: each failure differs.
+  const std::string exe = fake_child(
+      "varied_fault", R"(n=$(grep -o '"cubin"' "$2" | wc -l); echo "{\"kind\":\"cuda-error\",\"message\":\"left $n\",\"buffers\":[]}" >&3)");
+  for (const auto& x : launch_batch_in_child(grouped({"a", "a", "a", "a"}), 5.0, exe, 2))
+    EXPECT_EQ(x.kind, LaunchOutcome::Kind::CudaError) << x.message;
+  const std::string same = fake_child("same_fault2", R"(echo '{"kind":"cuda-error","message":"x","buffers":[]}' >&3)");
+  for (const auto& x : launch_batch_in_child(grouped({"", "", "", ""}), 5.0, same, 2))
+    EXPECT_EQ(x.kind, LaunchOutcome::Kind::CudaError) << x.message;
+}
+
 TEST(PatchChild, AChildThatCannotStartFailsEveryLaunchWithoutHanging) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<LaunchOutcome> o = launch_batch_in_child(batch(2), 5.0, "/nonexistent/gpudissect");

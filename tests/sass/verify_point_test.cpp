@@ -51,6 +51,18 @@ TEST_P(VerifyPoint, LaunchedKernelMissingFromTheCodeIsUnverified) {
   EXPECT_NE(c.detail.find("not in this arch's code"), std::string::npos) << c.detail;
 }
 
+// The executor hands each point the probe's whole check made once (Verifier::prepare), so a point
+// costs no glob over every kernel of the binary: check_point must take it as given.
+TEST_P(VerifyPoint, AWholeCheckMadeBeforeIsTakenAsGiven) {
+  const ProbeSpec p = probe_with({kChain, kNoClock});
+  const SassCheck whole = check_expectations(p.sass, *code_);
+  EXPECT_EQ(check_point(p, *code_, {"ffma_chain"}, &whole).status, SassStatus::Verified);
+  const SassCheck failed{SassStatus::Mismatch, "made before: a mismatch"};
+  const SassCheck c = check_point(p, *code_, {"ffma_chain"}, &failed);
+  EXPECT_EQ(c.status, SassStatus::Mismatch);
+  EXPECT_EQ(c.detail, "made before: a mismatch");
+}
+
 TEST_P(VerifyPoint, CoveredKernelThatFailsIsAMismatch) {
   // Both globs cover ffma_chain; the second expects twice the chain that is there.
   const auto wrong = expect_sass("ffma_*", SassRegion::Clocked, {{"FFMA", 64, -1}});

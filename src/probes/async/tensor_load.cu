@@ -153,7 +153,11 @@ ProbeSpec tensor_load_spec() {
   s.needs.features = {Feature::Tma};
   std::vector<std::string> names;
   for (const TensorRow& r : kRows) names.push_back(r.name);
-  s.axes = {Axis::list("box", names), Axis::list("source", std::vector<std::string>{"dram", "l2"}),
+  // Quick: one box of each rank and one swizzle, every TMA path the full sweep times.
+  s.axes = {std::move(Axis::list("box", names))
+                .quick_list({std::string("1d_256"), std::string("2d_32x32"), std::string("3d_32x16x8"),
+                             std::string("4d_32x8x4x4"), std::string("5d_32x4x4x4x2"), std::string("2d_32x32_swizzle128")}),
+            Axis::list("source", std::vector<std::string>{"dram", "l2"}),
             Axis::list("ctas_per_sm", std::vector<std::int64_t>{2}), std::move(Axis::list("stages", {1, 4})).quick({4})};
   for (int rank = 1; rank <= 5; ++rank)
     s.sass.push_back(expect_sass("*tma_ring_kernel<*TensorSource<" + std::to_string(rank) + ">*", SassRegion::Whole,

@@ -476,7 +476,7 @@ ProbeSpec shaped_spec() {
   s.description = "DRAM read/write/copy bandwidth by kernel shape: one-shot vs persistent grid, block size, accesses per thread, width";
   s.axes = {Axis::list("op", std::vector<std::string>{"read", "write", "copy"}),
             Axis::list("launch", std::vector<std::string>{"oneshot", "persistent"}),
-            std::move(Axis::list("width", {4, 8, 16})).quick({8, 16}),
+            std::move(Axis::list("width", {4, 8, 16})).quick({16}),
             Axis::list("block", {256, 1024}),
             std::move(Axis::list("per_thread", {1, 4})).quick({1})};
   const char* ops[] = {"0", "1", "2"};  // StreamOp as it appears in the demangled name

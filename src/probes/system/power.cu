@@ -262,7 +262,8 @@ ProbeSpec clock_response_spec() {
   ProbeSpec s;
   s.id = "power.clock_response";
   s.description = "SM clock and power before, during and after a step of load (FFMA on every SM, bf16 GEMM)";
-  s.axes = {std::move(Axis::list("load", std::vector<std::string>{"ffma", "bf16_gemm"}))};
+  // Quick: the GEMM step only, the load its seed items read (each point idles, loads and idles again).
+  s.axes = {std::move(Axis::list("load", std::vector<std::string>{"ffma", "bf16_gemm"})).quick_list({std::string("bf16_gemm")})};
   s.sass = load_sass();
   s.runs_no_sm_kernel = true;  // the bf16_gemm point runs cuBLASLt's kernels only
   s.metrics = {{"clock/idle_mhz", "MHz", "median NVML SM clock before the load"},
