@@ -5,14 +5,19 @@
 # an error, 2 when compute-sanitizer or the binary is missing.
 #
 #   scripts/sanitize.sh [--exe FILE] [--tools memcheck,racecheck] [--jobs N] [--out DIR]
-#                       [--racecheck-exclude SUBSTRING] [-- RUN ARGS...]
+#                       [--group-depth D] [--racecheck-exclude SUBSTRING] [-- RUN ARGS...]
+#
+# Without RUN ARGS every probe runs, one process per group of probe ids sharing their first D
+# dotted parts (--group-depth, default 2: tensor.wgmma, power.idle, ...; 1 = one per category):
+# the heavy categories' probes then run side by side, and a group that outlasts the caller's time
+# limit loses only its own summary.
 #
 # --racecheck-exclude (default: nvjet) leaves kernels whose name contains SUBSTRING out of
 # racecheck only: cuBLAS's own Hopper GEMM kernels (nvjet_sm90_*) synchronise through TMA and
 # mbarriers that racecheck does not follow, so it reports hazards inside NVIDIA's library code that
 # we can neither see nor fix. memcheck and synccheck still check them. An empty value checks all.
 #
-# --jobs N runs N category processes at once (default 1). The tools spend most of their time on
+# --jobs N runs N group processes at once (default 1). The tools spend most of their time on
 # the host side, so a 16-core machine with one GPU finishes several times sooner; the probes'
 # numbers are meaningless under a sanitizer anyway (it is errors that count here), but probes that
 # allocate most of the GPU's memory may then fail for memory, which their logs say.
@@ -26,6 +31,7 @@ tools=memcheck,racecheck,synccheck
 out=${TMPDIR:-/tmp}/gpudissect-sanitize-$$
 jobs=1
 racecheck_exclude=nvjet
+depth=2
 run_args=()
 while (($#)); do
   case $1 in
@@ -34,6 +40,7 @@ while (($#)); do
     --out) out=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --racecheck-exclude) racecheck_exclude=$2; shift 2 ;;
+    --group-depth) depth=$2; shift 2 ;;
     --) shift; run_args=("$@"); break ;;
     *) echo "sanitize: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
@@ -43,24 +50,25 @@ sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/
 [[ -x $exe ]] || { echo "sanitize: no gpudissect binary at $exe (build first, or --exe FILE)" >&2; exit 2; }
 [[ $racecheck_exclude =~ ^[A-Za-z0-9_]*$ ]] ||
   { echo "sanitize: --racecheck-exclude takes one kernel-name substring (letters, digits, _), not '$racecheck_exclude'" >&2; exit 2; }
+[[ $depth =~ ^[1-9]$ ]] || { echo "sanitize: --group-depth takes 1 to 9, not '$depth'" >&2; exit 2; }
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "sanitize: --jobs takes a positive integer, not '$jobs'" >&2; exit 2; }
 mkdir -p "$out"
 
-# Without RUN ARGS, one sanitizer process per category and tool: a category that outlasts the
-# caller's time limit loses only its own summary, and the lines say which categories finished.
+# Without RUN ARGS, one sanitizer process per group and tool: the lines say which groups finished.
 if ((${#run_args[@]})); then
   selections=("")
 else
-  mapfile -t selections < <("$exe" list 2>/dev/null | awk '{split($1, p, "."); print p[1]}' | sort -u)
+  mapfile -t selections < <("$exe" list 2>/dev/null |
+    awk -v d="$depth" '{n = split($1, p, "."); g = p[1]; for (i = 2; i <= d && i <= n; ++i) g = g "." p[i]; print g}' | sort -u)
   ((${#selections[@]})) || { echo "sanitize: '$exe list' named no probe" >&2; exit 2; }
 fi
 
-# One category under one tool; prints its line as soon as it ends (a caller's time limit that
-# cuts the run short keeps the lines of the categories that finished).
+# One group under one tool; prints its line as soon as it ends (a caller's time limit that cuts
+# the run short keeps the lines of the groups that finished). The group is a dotted id prefix.
 sanitize_one() {
   local tool=$1 sel=$2 name=${2:-selected}
   local args=("${run_args[@]}") log=$out/$1-${2:-selected}.log
-  [[ -n $sel ]] && args=(--category "$sel")
+  [[ -n $sel ]] && args=(--filter "$sel")
   local filter=()
   [[ $tool == racecheck && -n $racecheck_exclude ]] && filter=(--kernel-name-exclude "kns=$racecheck_exclude")
   "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 "${filter[@]}" \
@@ -74,7 +82,7 @@ sanitize_one() {
     sed -E 's/.*[:(] ?([0-9]+) error$/\1/' | awk '{s += $1} END {print s + 0}')
   p=$(grep -cE 'ERROR SUMMARY:|RACECHECK SUMMARY:' "$log")
   echo "$e $p $rc" >"$out/$tool-$name.result"
-  printf '  %-9s %-10s %s error(s) in %s process(es); run exit %s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
+  printf '  %-9s %-22s %s error(s) in %s process(es); run exit %s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
     "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)"
 }
 trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT

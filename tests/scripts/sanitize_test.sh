@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/sanitize.sh on the CPU: a stand-in compute-sanitizer and gpudissect. Every category
-# must run once per tool, --jobs must run them at once, and one error anywhere must fail it.
+# scripts/sanitize.sh on the CPU: a stand-in compute-sanitizer and gpudissect. Every probe
+# group (by default the ids' first two parts: the two alpha.x probes share one process) must run
+# once per tool, --jobs must run them at once, and one error anywhere must fail it.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -16,7 +17,7 @@ while [[ $1 == --* ]]; do
   [[ $1 == --kernel-name-exclude ]] && echo "$tool $2" >>"$FAKE_LOG.exclude"
   shift 2
 done
-cat_name=$(printf '%s\n' "$@" | grep -A1 -- '--category' | tail -1)
+cat_name=$(printf '%s\n' "$@" | grep -A1 -- '--filter' | tail -1)
 echo "$cat_name" >>"$FAKE_LOG"
 sleep 1
 "$@"
@@ -30,7 +31,7 @@ SAN
 cat >"$tmp/bin/gd" <<'GD'
 #!/usr/bin/env bash
 case $1 in
-  list) printf '%s\n' alpha.x beta.y gamma.z ${FAKE_EXTRA:-} ;;
+  list) printf '%s\n' alpha.x.one alpha.x.two beta.y gamma.z ${FAKE_EXTRA:-} ;;
   run) echo "2 ok, 0 skipped, 0 failed" ;;
 esac
 GD
@@ -43,7 +44,7 @@ start=$SECONDS
 rc=$?
 cat "$tmp/clean.txt"
 ((rc == 0)) || fail "a clean run exited $rc"
-(($(sort "$FAKE_LOG" | uniq -c | awk '$1 == 2' | wc -l) == 3)) || fail "each of 3 categories must run once per tool: $(sort "$FAKE_LOG" | tr '\n' ' ')"
+(($(sort "$FAKE_LOG" | uniq -c | awk '$1 == 2' | wc -l) == 3)) || fail "each of 3 groups (alpha.x, beta.y, gamma.z) must run once per tool: $(sort "$FAKE_LOG" | tr '\n' ' ')"
 ((SECONDS - start <= 4)) || fail "--jobs 3 ran 6 one-second processes in $((SECONDS - start)) s: not at once"
 grep -q '^memcheck:  0 error(s) in 3 process(es)' "$tmp/clean.txt" || fail "no memcheck total line"
 
@@ -53,6 +54,13 @@ rc=$?
 cat "$tmp/bad.txt"
 ((rc == 1)) || fail "one error must fail the run (exit 1), got $rc"
 grep -q '^racecheck: 1 error(s) in 4 process(es)' "$tmp/bad.txt" || fail "the error is not in the total"
+
+# --group-depth 1: one process per category (alpha, beta, gamma).
+: >"$FAKE_LOG"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools memcheck --group-depth 1 --out "$tmp/out4" >/dev/null 2>&1
+[[ $(sort "$FAKE_LOG" | tr '\n' ' ') == "alpha beta gamma " ]] || fail "--group-depth 1 must run one process per category: $(tr '\n' ' ' <"$FAKE_LOG")"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --group-depth 0 >/dev/null 2>&1
+(($? == 2)) || fail "--group-depth 0 must be refused with exit 2"
 
 # racecheck, and only racecheck, leaves cuBLAS's kernels out (by default nvjet; a flag sets it).
 grep -q '^racecheck kns=nvjet$' "$FAKE_LOG.exclude" || fail "racecheck did not exclude nvjet kernels"
