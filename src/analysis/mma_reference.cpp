@@ -341,7 +341,10 @@ ReferenceTile mma_reference(const MmaProblem& p) {
           mag += std::fabs(term);
         }
       }
-      out.value[std::size_t(i) * p.n + j] = sum + c;
+      // Integer MMA accumulates in s32 and, without .satfinite, wraps modulo 2^32 as the
+      // hardware does: a random C near INT32_MAX plus the products must come out negative.
+      out.value[std::size_t(i) * p.n + j] =
+          int_ab ? double(std::int32_t(std::uint32_t((long long)sum + (long long)c))) : sum + c;
       out.magnitude[std::size_t(i) * p.n + j] = mag;
     }
   return out;

@@ -181,6 +181,18 @@ TEST(MmaReference, IntegerAndBinaryAreExact) {
   EXPECT_EQ(mma_reference(q).at(0, 0), 2.0);  // 0b00110000
 }
 
+TEST(MmaReference, IntegerAccumulatorWrapsLikeS32) {
+  HostMatrix a = make_matrix(row_major(MmaType::u8, 1, 2)), b = make_matrix(row_major(MmaType::u8, 2, 1));
+  HostMatrix c = make_matrix(row_major(MmaType::s32, 1, 1));
+  a.set(0, 0, 255);
+  a.set(0, 1, 2);
+  b.set(0, 0, 255);
+  b.set(1, 0, 1);
+  c.set(0, 0, encode_element(MmaType::s32, 2147483647.0 - 65025));  // INT32_MAX minus 255 * 255
+  MmaProblem p{1, 1, 2, a.desc, a.bytes.data(), b.desc, b.bytes.data(), c.desc, c.bytes.data()};
+  EXPECT_EQ(mma_reference(p).at(0, 0), -2147483647.0) << "INT32_MAX + 2 wraps to INT32_MIN + 1";
+}
+
 TEST(MmaReference, BlockScalesMultiplyTheirKBlocks) {
   HostMatrix a = make_matrix(row_major(MmaType::e2m1, 1, 4)), b = make_matrix(col_major(MmaType::e2m1, 4, 1));
   for (int k = 0; k < 4; ++k) {
