@@ -1,5 +1,7 @@
 // The CUTLASS bf16 GEMM of the ceiling probe (gemm_cutlass.cu): bf16 in and out, f32 accumulate,
 // 128x256x64 tiles, 2x1 clusters, TMA warp-specialized cooperative (CUTLASS's pick for 8192^3).
+// Device passes for other targets than sm_90a compile nothing here (not even the interface).
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #include "gemm_cutlass.hpp"
 #if GD_CUTLASS_PASS
 #include "gemm_cutlass_kernels.cuh"
@@ -27,3 +29,5 @@ CutlassKernel cutlass_kernel_bf16() {
 }
 
 }  // namespace gd::gemm
+
+#endif

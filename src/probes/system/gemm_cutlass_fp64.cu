@@ -1,6 +1,8 @@
 // The CUTLASS fp64 GEMM of the ceiling probe (gemm_cutlass.cu): CUTLASS 2.x multistage kernel on the FP64
 // tensor cores (mma.sync m16n8k4, DMMA), 128x128x16 tiles, 8 warps of 32x64, 3 stages (CUTLASS's sm_90
 // DGEMM).
+// Device passes for other targets than sm_90a compile nothing here (not even the interface).
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #include "gemm_cutlass.hpp"
 #if GD_CUTLASS_PASS
 #include "gemm_cutlass_kernels.cuh"
@@ -30,3 +32,5 @@ CutlassKernel cutlass_kernel_fp64() {
 }
 
 }  // namespace gd::gemm
+
+#endif

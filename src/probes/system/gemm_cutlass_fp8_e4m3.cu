@@ -1,5 +1,7 @@
 // The CUTLASS fp8 e4m3 GEMM of the ceiling probe (gemm_cutlass.cu): e4m3 in, f32 accumulate without periodic
 // promotion (FP8FastAccum), bf16 out scaled by a device alpha, 128x256x128 tiles, 2x1 clusters, cooperative.
+// Device passes for other targets than sm_90a compile nothing here (not even the interface).
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #include "gemm_cutlass.hpp"
 #if GD_CUTLASS_PASS
 #include "gemm_cutlass_kernels.cuh"
@@ -28,3 +30,5 @@ CutlassKernel cutlass_kernel_fp8_e4m3() {
 }
 
 }  // namespace gd::gemm
+
+#endif

@@ -1,5 +1,7 @@
 // The CUTLASS int8 GEMM of the ceiling probe (gemm_cutlass.cu): s8 in, s32 accumulate and out (exact),
 // 128x256x128 tiles, 2x1 clusters, TMA warp-specialized cooperative.
+// Device passes for other targets than sm_90a compile nothing here (not even the interface).
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #include "gemm_cutlass.hpp"
 #if GD_CUTLASS_PASS
 #include "gemm_cutlass_kernels.cuh"
@@ -27,3 +29,5 @@ CutlassKernel cutlass_kernel_int8() {
 }
 
 }  // namespace gd::gemm
+
+#endif
