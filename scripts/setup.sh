@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building gpudissect needs and is missing: Debian/Ubuntu packages through apt,
 # the NVML header and the CUDA disassemblers through pip where the CUDA toolkit lacks them, and
-# the reading side's Python (pandas, matplotlib, pytest) in a venv of the checkout (.venv).
+# the reading side's Python (pandas, matplotlib, pytest) and CUTLASS's headers in a venv of the
+# checkout (.venv).
 # Idempotent: a machine that has everything installs nothing (and needs no network).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,4 +56,13 @@ if ! "$venv/bin/python3" -c "import pandas, matplotlib, pytest" >/dev/null 2>&1;
   echo "setup: installing pandas, matplotlib and pytest into $venv"
   python3 -m venv "$venv"
   "$venv/bin/python3" -m pip install -q --disable-pip-version-check "pandas>=2" "matplotlib>=3.7" "pytest>=7"
+fi
+
+# CUTLASS's C++ headers, for gemm.ceiling.cutlass's own GEMM kernels: CMake finds them in this venv
+# (GPUDISSECT_CUTLASS_DIR names another copy). Only the headers are used, so pip skips the wheel's
+# Python dependencies.
+cutlass_version=4.2.0.0
+if [[ $("$venv/bin/python3" -c "import importlib.metadata as m; print(m.version('nvidia-cutlass'))" 2>/dev/null) != "$cutlass_version" ]]; then
+  echo "setup: installing the CUTLASS headers (nvidia-cutlass==$cutlass_version) into $venv"
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check --no-deps "nvidia-cutlass==$cutlass_version"
 fi
