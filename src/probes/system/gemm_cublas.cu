@@ -3,16 +3,11 @@
 // against a host reference on sampled outputs, with the board power and SM clock NVML saw.
 // What a kernel author's own GEMM is measured against.
 #include <algorithm>
-#include <chrono>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "analysis/power_model.hpp"
-#include "core/power_monitor.hpp"
 #include "core/registry.hpp"
-#include "gemm_runner.hpp"
+#include "gemm_measure.hpp"
 
 namespace gd {
 namespace {
@@ -23,8 +18,6 @@ void run_gemm(ProbeContext& ctx) {
   const GemmType& t = gemm_type(ctx.str_param("type"));
   const Library lib = parse_library(ctx.str_param("library"));
   const CublasApi* api = &require_gemm(ctx, t);
-  const DeviceInfo& d = ctx.device();
-  std::string why;
   if (lib == Library::Blas && t.lt_fp8) ctx.skip("cublasGemmEx has no FP8 path; the cublaslt point runs FP8");
   const Shape s = parse_shape(ctx.str_param("shape"));
   Operands op(t, s, false);
@@ -33,44 +26,7 @@ void run_gemm(ProbeContext& ctx) {
   GD_CUDA_CHECK(cudaDeviceSynchronize());
   const double worst_error = check_outputs(op, gemm.a_transposed(), gemm.out_type(), gemm.out(), gemm.tolerance());
 
-  // Burst: a few calls after a short idle, before the board's power limit pulls the clock down;
-  // the sustained rate (the adaptive samples below) is the headline.
-  const double ops = 2.0 * double(s.m) * double(s.n) * double(s.k);
-  GD_CUDA_CHECK(cudaDeviceSynchronize());
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  {
-    EventTimer timer;
-    timer.start();
-    gemm();
-    const double one = timer.stop_ms() * 1e-3;
-    const int calls = std::clamp(int(0.02 / one), 3, 50);
-    timer.start();
-    for (int i = 0; i < calls; ++i) gemm();
-    const double rate = ops * calls / (timer.stop_ms() * 1e-3) / 1e12;
-    ctx.metric(t.integer ? "throughput/burst_tops" : "throughput/burst_tflops", rate);
-    ctx.extra()["burst_calls"] = calls;
-  }
-
-  RepeatPolicy policy;
-  policy.warmup_s = 0.2;  // clocks settle under tensor load
-  policy.min_samples = 5;
-  policy.max_samples = 30;
-  policy.target_rel_ci = 0.01;
-  policy.time_cap_s = ctx.quick() ? 0.5 : 1.0;
-  std::optional<PowerMonitor> monitor;
-  if (PowerMonitor::available(d.pci_bus_id, why)) monitor.emplace(d.pci_bus_id, 0.01);
-  const RepeatResult r = measure_event_timed(ctx, [&] { gemm(); }, [&](double sec) { return ops / sec / 1e12; }, policy);
-  ctx.metric(t.integer ? "throughput/tops" : "throughput/tflops", r.summary);
-  if (monitor) {
-    const PowerTrace trace = monitor->stop();
-    const double watts = trace.mean_power_w();
-    ctx.metric("power/w", watts);
-    ctx.metric("clock/nvml_sm_mhz", trace.mean_sm_clock_mhz());
-    ctx.metric(t.integer ? "efficiency/tops_per_w" : "efficiency/tflops_per_w", per_watt(r.summary.median, watts));
-    ctx.extra()["power"] = trace.summary();
-  } else {
-    ctx.extra()["power"] = why;
-  }
+  measure_gemm(ctx, t, s, [&] { gemm(); });
   ctx.no_sm_clock("the timed kernels are cuBLAS's, which read no clock of ours (NVML's clock over the timed loop is "
                   "clock/nvml_sm_mhz)");
   ctx.extra()["library"] = lib == Library::Lt ? api->cublaslt_path : api->cublas_path;
@@ -96,9 +52,7 @@ ProbeSpec gemm_spec() {
             std::move(Axis::list("type", type_names())).quick_list({std::string("bf16"), std::string("fp8_e4m3")}),
             std::move(Axis::list("library", std::vector<std::string>{"cublas", "cublaslt"}))
                 .quick_list({std::string("cublaslt")})};
-  s.metrics = gemm_metrics("timed loop (median of the samples)");
-  s.metrics.push_back({"throughput/burst_tflops", "TFLOPS", "floating-point rate of a few back-to-back calls after 0.2 s idle"});
-  s.metrics.push_back({"throughput/burst_tops", "TOPS", "integer rate of a few back-to-back calls after 0.2 s idle"});
+  s.metrics = measure_gemm_metrics();
   // cuBLAS's kernels are not ours: nothing of ours runs on the SMs, so no SASS is declared.
   s.runs_no_sm_kernel = true;
   s.views = {grid_view(ReportView::Kind::Heatmap, "shape", "type", "throughput/tflops")};

@@ -56,7 +56,10 @@ inline CutlassKernel cutlass_entry(std::string type, const std::string& wrapper,
                                    std::string mma_opcode, cudaDataType_t out, std::string config, bool found) {
   CutlassKernel k;
   k.type = std::move(type);
-  k.kernel_glob = "*" + std::to_string(wrapper.size()) + wrapper + "I*" + std::to_string(tag.size()) + tag + "E*";
+  // Appended piece by piece: g++ 12 reports a false -Wrestrict on the chained operator+ here.
+  for (const std::string& piece : {std::string("*"), std::to_string(wrapper.size()), wrapper, std::string("I*"),
+                                   std::to_string(tag.size()), tag, std::string("E*")})
+    k.kernel_glob += piece;
   k.mma_opcode = std::move(mma_opcode);
   k.out = out;
   k.config = std::move(config);
