@@ -13,7 +13,8 @@
 
 // Where a gemm_cutlass_<type>.cu unit compiles its CUTLASS kernel: in the host pass and the sm_90a
 // device pass of a build that found the headers (CMake defines GPUDISSECT_CUTLASS for these units).
-// Every other device pass (sm_80, sm_100a, sm_120a) skips CUTLASS and compiles in moments.
+// CMake builds these units for sm_90a alone (gpudissect_cutlass: a kernel missing from a unit's
+// first device pass goes unregistered); the guard keeps any other device pass empty.
 #if defined(GPUDISSECT_CUTLASS) && (!defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL))
 #define GD_CUTLASS_PASS 1
 #else
