@@ -75,6 +75,9 @@ AttentionStageShares attention_stage_shares(const AttentionStageTimes& t) {
   s.memory_pct = share(t.no_load);
   s.exp2_poly_extra_pct = 100.0 * (t.poly_exp2 - t.full) / t.full;
   s.sum_pct = s.softmax_pct + s.mma_pct + s.memory_pct;
+  for (const auto& [name, pct] : {std::pair<const char*, double>{"softmax", s.softmax_pct},
+                                  {"qk_mma", s.qk_pct}, {"pv_mma", s.pv_pct}, {"memory", s.memory_pct}})
+    if (pct < 0) s.not_isolated.emplace_back(name);
   return s;
 }
 

@@ -45,8 +45,12 @@ struct AttentionStageTimes {
 // Each stage's share of the full time: (full - without) / full in percent. A stage that
 // overlaps others costs less than it takes, so the shares need not sum to 100; sum_pct says
 // what they add up to. exp2_poly_extra_pct: how much slower (positive) the polynomial exp2 is.
+// not_isolated: the stages (softmax, qk_mma, pv_mma, memory) whose removal made the kernel
+// slower: leave-one-out cannot isolate them (an overlapped schedule hides them, and the kernel
+// without them loses the pacing it relied on), so their negative shares are no cost estimate.
 struct AttentionStageShares {
   double softmax_pct = 0, qk_pct = 0, pv_pct = 0, mma_pct = 0, memory_pct = 0, exp2_poly_extra_pct = 0, sum_pct = 0;
+  std::vector<std::string> not_isolated;
 };
 // Throws std::invalid_argument when a time is not positive and finite.
 AttentionStageShares attention_stage_shares(const AttentionStageTimes& t);

@@ -97,8 +97,23 @@ TEST(AttentionStageShares, LeaveOneOutShares) {
   EXPECT_DOUBLE_EQ(s.memory_pct, 5);
   EXPECT_DOUBLE_EQ(s.exp2_poly_extra_pct, 10);
   EXPECT_DOUBLE_EQ(s.sum_pct, 90);
+  EXPECT_TRUE(s.not_isolated.empty());
   t.no_load = 0;
   EXPECT_THROW(attention_stage_shares(t), std::invalid_argument);
+}
+
+// The H200's hd128 fa3 breakdown: leaving out the softmax or the MMAs made the kernel slower.
+TEST(AttentionStageShares, StagesWhoseRemovalSlowsTheKernelAreNamed) {
+  AttentionStageTimes t;
+  t.full = 100;
+  t.no_softmax = 102;
+  t.poly_exp2 = 130;
+  t.no_pv = 103;
+  t.no_qk = 99;
+  t.no_load = 84;
+  const AttentionStageShares s = attention_stage_shares(t);
+  EXPECT_DOUBLE_EQ(s.softmax_pct, -2);
+  EXPECT_EQ(s.not_isolated, (std::vector<std::string>{"softmax", "pv_mma"}));
 }
 
 TEST(AttentionScheduleGains, SpeedupsOverTheStepBefore) {

@@ -883,6 +883,11 @@ void summarize_breakdown(SummaryContext& sc) {
                                        {"pv_mma", by_cycles.pv_pct},        {"mma", by_cycles.mma_pct},
                                        {"memory", by_cycles.memory_pct},
                                        {"exp2_poly_extra", by_cycles.exp2_poly_extra_pct}};
+    if (!s.not_isolated.empty())
+      d.extra["not_isolated"] = {{"stages", s.not_isolated},
+                                 {"why", "the kernel ran slower without these stages: leave-one-out cannot isolate "
+                                         "them under this schedule (overlapped, or paced by them); their negative "
+                                         "shares are not a cost"}};
     const auto add = [&](const char* name, double v) { sc.add_metric(d, name, single_value(v)); };
     add("share/softmax_pct", s.softmax_pct);
     add("share/qk_mma_pct", s.qk_pct);
