@@ -78,7 +78,9 @@ PartitionMap partition_two_way(const std::vector<std::vector<double>>& latency) 
     for (std::size_t j = 0; j < lines; ++j) (m.line_home[j] == m.sm_group[s] ? own : other).push_back(latency[s][j]);
     m.near.push_back(median_of(own));
     m.far.push_back(median_of(other));
-    if (std::isfinite(m.far.back())) gaps.push_back(m.far.back() - m.near.back());
+    // An SM needs both a near and a far line to have a gap: when every line is homed in the
+    // other group (a flat matrix that split by noise, as under compute-sanitizer), it has none.
+    if (std::isfinite(m.far.back()) && std::isfinite(m.near.back())) gaps.push_back(m.far.back() - m.near.back());
   }
   m.separation = gaps.empty() ? 0 : summarize(gaps).median;
   return m;

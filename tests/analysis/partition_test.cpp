@@ -42,6 +42,16 @@ TEST(Partition, UniformMatrixIsOneGroupWithNoFarLines) {
   EXPECT_EQ(m.separation, 0);
 }
 
+// Both lines read faster from SM 1: they are homed in SM 1's group, SM 0 has no near line (NaN)
+// and no gap, and the separation comes from the SMs that have both (here none: 0, not NaN).
+TEST(Partition, SmWithoutNearLinesAddsNoGap) {
+  const PartitionMap m = partition_two_way({{100, 100}, {50, 50}});
+  EXPECT_NE(m.sm_group[0], m.sm_group[1]);
+  EXPECT_TRUE(std::isnan(m.near[0]));
+  EXPECT_EQ(m.far[0], 100);
+  EXPECT_EQ(m.separation, 0);
+}
+
 TEST(Partition, RejectsBadInput) {
   EXPECT_THROW(partition_two_way({}), std::invalid_argument);
   EXPECT_THROW(partition_two_way({{1, 2}, {1}}), std::invalid_argument);
