@@ -145,6 +145,10 @@ class ProbeContext {
   std::string str_param(const std::string& name) const;
   const DeviceInfo& device() const { return device_; }
   bool quick() const { return quick_; }
+  // --single-sample (run --ncu's profiling pass, scripts/sanitize.sh): one call per measurement
+  // and no warm-up, so the timings are not measurements. Checks that judge timing (a patch's
+  // effect on cycles, a watchdog sized for native speed) must not fail such a point.
+  bool single_sample() const { return sampling_.single_sample; }
   double time_budget_s() const { return budget_s_; }
 
   // Repeats sample() adaptively within this point's time budget. The policy's time cap is

@@ -14,6 +14,7 @@
 #include "analysis/fit.hpp"
 #include "analysis/stall_sweep.hpp"
 #include "core/error.hpp"
+#include "core/probe.hpp"
 #include "core/ptx.cuh"
 #include "core/ptx_async.cuh"
 #include "core/stats.hpp"
@@ -206,6 +207,21 @@ inline sass::ControlPatch stall_patch(const sass::LocatedKernel& k, const std::v
 
 inline StallTrial stall_trial(int stall, const ChainResult& r, int wrong) {
   return {stall, r.completed(), wrong, r.fit.slope};
+}
+
+// Fails the point when the edit left no trace on the chip (the chip ran other code than the
+// edited words). A single-sample run is the exception: under compute-sanitizer the tool
+// re-instruments the loaded code and each launch is slowed a hundredfold, so neither wrong lanes
+// nor cycles can show the edit; the record then says the effect was not judged, and why.
+inline void require_patch_effect(ProbeContext& ctx, const PatchEffect& effect) {
+  ctx.extra()["patch_effect"] = effect.evidence;
+  if (effect.took) return;
+  if (ctx.single_sample()) {
+    ctx.extra()["patch_effect_not_judged"] =
+        "single-sample run (profiler or sanitizer): the timings are not measurements, so the edit's effect is not judged";
+    return;
+  }
+  throw Error("the patch had no observable effect: " + effect.evidence);
 }
 
 }  // namespace gd::patch_chains

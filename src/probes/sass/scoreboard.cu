@@ -202,8 +202,10 @@ void run_scoreboard(ProbeContext& ctx) {
   // two healthy launches under a short watchdog.
   if (self_branch) {
     // The child's first launch (its CUDA context included) answers within a second; the watchdog
-    // is the whole cost of the hang, so a quick run waits half as long.
-    const double kWatchdog = ctx.quick() ? 2 : 4;
+    // is the whole cost of the hang, so a quick run waits half as long. Under compute-sanitizer
+    // (single-sample runs) the child's context and instrumented launches take seconds each, and a
+    // native-speed watchdog would kill the healthy launches next to the hung one.
+    const double kWatchdog = ctx.single_sample() ? 30 : ctx.quick() ? 2 : 4;
     sass::ControlPatch hang(one);
     hang.set_word(one_shape.runs.front().first + 1, one.word(*self_branch));
     const sass::Cubin hung = hang.apply();
@@ -244,7 +246,7 @@ ProbeSpec scoreboard_spec() {
   s.metrics = {{"scoreboard/usable_barriers", "count", "barrier indices (0..5) that keep a load chain right when renamed to"},
                {"latency/lds_chase_cycles", "cycles", "cycles per step of the one-chain LDS chase, unpatched"},
                {"latency/two_chase_cycles_per_step", "cycles", "cycles per step of the two interleaved chases, unpatched"},
-               {"watchdog/hang_batch_s", "s", "wall time of the batch around the hanging patch (watchdog 4 s, quick 2 s: extra.hang.watchdog_s)"}};
+               {"watchdog/hang_batch_s", "s", "wall time of the batch around the hanging patch (watchdog 4 s, quick 2 s, single-sample 30 s: extra.hang.watchdog_s)"}};
   s.covers = {{"control.scoreboard.count", "scoreboard/usable_barriers", {}}};
   s.run = run_scoreboard;
   // Not risky: every patched launch runs in launch_batch_in_child (a child with a watchdog).

@@ -342,9 +342,8 @@ void run_stall_class(ProbeContext& ctx, const ClassRow& row) {
   ctx.extra()["wrong_stalls_waits_kept"] = wrong_stalls(kept);
   if (!kept_yield.empty()) ctx.extra()["wrong_stalls_waits_kept_yield_set"] = wrong_stalls(kept_yield);
   ctx.extra()["verdict"] = v.note;
-  ctx.extra()["patch_effect"] = effect.evidence;
   if (!unwaited.empty()) ctx.extra()["unwaited_read"] = unwaited;
-  if (!effect.took) throw Error("the patch had no observable effect: " + effect.evidence);
+  require_patch_effect(ctx, effect);
 
   ctx.set_observed_sm_clock_mhz(summarize(mhz).median, "clock64 over %globaltimer across the unpatched launches (child process)");
   ctx.metric("latency/chain_cycles", summarize(latency));

@@ -200,9 +200,8 @@ void run_stall_patch(ProbeContext& ctx) {
   ctx.extra()["arch"] = loc.cubin().arch().name();
   ctx.extra()["chain"] = {{"kernel", loc.code.name}, {"first_instruction", loc.runs.front().first},
                           {"length", kChain}, {"regions", kRegions}, {"patched_instructions", patched_count(loc)}};
-  ctx.extra()["patch_effect"] = effect.evidence;
   ctx.extra()["mercury_sections"] = loc.cubin().has_mercury_sections();
-  if (!effect.took) throw Error("the patch had no observable effect: " + effect.evidence);
+  patch_chains::require_patch_effect(ctx, effect);
 
   ctx.set_observed_sm_clock_mhz(summarize(mhz).median, "clock64 over %globaltimer across the unpatched launches (child process)");
   ctx.metric("stall/threshold", double(threshold));
