@@ -5,22 +5,27 @@
 # an error, 2 when compute-sanitizer or the binary is missing.
 #
 #   scripts/sanitize.sh [--exe FILE] [--tools memcheck,racecheck] [--jobs N] [--out DIR]
-#                       [--group-depth D] [--racecheck-exclude SUBSTRING] [-- RUN ARGS...]
+#                       [--group-depth D] [--exclude-kernels SUBSTRING] [--exclude-from TOOLS]
+#                       [-- RUN ARGS...]
 #
 # Without RUN ARGS every probe runs, one process per group of probe ids sharing their first D
 # dotted parts (--group-depth, default 2: tensor.wgmma, power.idle, ...; 1 = one per category):
 # the heavy categories' probes then run side by side, and a group that outlasts the caller's time
 # limit loses only its own summary.
 #
-# --racecheck-exclude (default: nvjet) leaves kernels whose name contains SUBSTRING out of
-# racecheck only: cuBLAS's own Hopper GEMM kernels (nvjet_sm90_*) synchronise through TMA and
-# mbarriers that racecheck does not follow, so it reports hazards inside NVIDIA's library code that
-# we can neither see nor fix. memcheck and synccheck still check them. An empty value checks all.
+# --exclude-kernels (default: nvjet) leaves kernels whose name contains SUBSTRING out of the
+# tools named by --exclude-from (default: racecheck,synccheck). cuBLAS's own Hopper GEMM kernels
+# (nvjet_sm90_*) are NVIDIA's library code that we can neither see nor fix: they synchronise
+# through TMA and mbarriers that racecheck does not follow (it reports hazards inside them), and
+# under synccheck one 8192^3 call spins on its mbarriers for minutes (the GEMM-load probes never
+# finished). memcheck still checks them. An empty SUBSTRING checks every kernel under every tool.
 #
-# --jobs N runs N group processes at once (default 1). The tools spend most of their time on
-# the host side, so a 16-core machine with one GPU finishes several times sooner; the probes'
-# numbers are meaningless under a sanitizer anyway (it is errors that count here), but probes that
-# allocate most of the GPU's memory may then fail for memory, which their logs say.
+# --jobs N runs N sanitizer processes at once (default 1), over every tool and group together
+# (racecheck's first: it is the slowest), so one slow group does not hold the next tool back.
+# The tools spend most of their time on the host side, so a 16-core machine with one GPU finishes
+# several times sooner; the probes' numbers are meaningless under a sanitizer anyway (it is errors
+# that count here), but probes that allocate most of the GPU's memory may then fail for memory,
+# which their logs say.
 #
 # RUN ARGS go to `gpudissect run` (e.g. -- --filter latency.alu). Isolated probes run in child
 # processes; compute-sanitizer follows them (--target-processes all).
@@ -30,7 +35,8 @@ exe=${GPUDISSECT:-$root/build/gpudissect}
 tools=memcheck,racecheck,synccheck
 out=${TMPDIR:-/tmp}/gpudissect-sanitize-$$
 jobs=1
-racecheck_exclude=nvjet
+exclude_kernels=nvjet
+exclude_from=racecheck,synccheck
 depth=2
 run_args=()
 while (($#)); do
@@ -39,7 +45,8 @@ while (($#)); do
     --tools) tools=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
-    --racecheck-exclude) racecheck_exclude=$2; shift 2 ;;
+    --exclude-kernels) exclude_kernels=$2; shift 2 ;;
+    --exclude-from) exclude_from=$2; shift 2 ;;
     --group-depth) depth=$2; shift 2 ;;
     --) shift; run_args=("$@"); break ;;
     *) echo "sanitize: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
@@ -48,8 +55,12 @@ done
 sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
 [[ -x $sanitizer ]] || { echo "sanitize: compute-sanitizer not found (it comes with the CUDA toolkit)" >&2; exit 2; }
 [[ -x $exe ]] || { echo "sanitize: no gpudissect binary at $exe (build first, or --exe FILE)" >&2; exit 2; }
-[[ $racecheck_exclude =~ ^[A-Za-z0-9_]*$ ]] ||
-  { echo "sanitize: --racecheck-exclude takes one kernel-name substring (letters, digits, _), not '$racecheck_exclude'" >&2; exit 2; }
+[[ $exclude_kernels =~ ^[A-Za-z0-9_]*$ ]] ||
+  { echo "sanitize: --exclude-kernels takes one kernel-name substring (letters, digits, _), not '$exclude_kernels'" >&2; exit 2; }
+for t in ${tools//,/ } ${exclude_from//,/ }; do
+  [[ $t == memcheck || $t == racecheck || $t == synccheck || $t == initcheck ]] ||
+    { echo "sanitize: '$t' is not a compute-sanitizer tool (memcheck, racecheck, synccheck, initcheck)" >&2; exit 2; }
+done
 [[ $depth =~ ^[1-9]$ ]] || { echo "sanitize: --group-depth takes 1 to 9, not '$depth'" >&2; exit 2; }
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "sanitize: --jobs takes a positive integer, not '$jobs'" >&2; exit 2; }
 mkdir -p "$out"
@@ -68,9 +79,10 @@ fi
 sanitize_one() {
   local tool=$1 sel=$2 name=${2:-selected}
   local args=("${run_args[@]}") log=$out/$1-${2:-selected}.log
+  local t0=$SECONDS
   [[ -n $sel ]] && args=(--filter "$sel")
   local filter=()
-  [[ $tool == racecheck && -n $racecheck_exclude ]] && filter=(--kernel-name-exclude "kns=$racecheck_exclude")
+  [[ -n $exclude_kernels && ,$exclude_from, == *,$tool,* ]] && filter=(--kernel-name-exclude "kns=$exclude_kernels")
   "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 "${filter[@]}" \
     "$exe" run --quick --single-sample --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
   local rc=$?
@@ -82,32 +94,38 @@ sanitize_one() {
     sed -E 's/.*[:(] ?([0-9]+) error$/\1/' | awk '{s += $1} END {print s + 0}')
   p=$(grep -cE 'ERROR SUMMARY:|RACECHECK SUMMARY:' "$log")
   echo "$e $p $rc" >"$out/$tool-$name.result"
-  printf '  %-9s %-22s %s error(s) in %s process(es); run exit %s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
-    "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)"
+  printf '  %-9s %-22s %s error(s) in %s process(es); run exit %s; %4s s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
+    "$((SECONDS - t0))" "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)"
 }
 trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT
 
-failed=0
-for tool in ${tools//,/ }; do
-  start=$SECONDS
-  errors=0 processes=0 done_cats=() missing=()
+# Every (tool, group) pair in one pool of --jobs processes, racecheck's first.
+ordered=()
+for t in racecheck synccheck memcheck initcheck; do [[ ,$tools, == *,$t,* ]] && ordered+=("$t"); done
+start=$SECONDS
+for tool in "${ordered[@]}"; do
   for sel in "${selections[@]}"; do
     while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
     sanitize_one "$tool" "$sel" &
   done
-  wait
+done
+wait
+
+failed=0
+for tool in "${ordered[@]}"; do
+  errors=0 processes=0 done_cats=() missing=()
   for sel in "${selections[@]}"; do
     name=${sel:-selected}
     read -r e p rc <"$out/$tool-$name.result" 2>/dev/null || { e=0 p=0 rc="?"; }
     errors=$((errors + e)) processes=$((processes + p))
     if ((p == 0)); then missing+=("$name"); else done_cats+=("$name(rc=$rc,errors=$e)"); fi
   done
-  printf '%-10s %s error(s) in %s process(es); %ss; finished: %s\n' "$tool:" "$errors" "$processes" \
-    "$((SECONDS - start))" "${done_cats[*]:-none}"
+  printf '%-10s %s error(s) in %s process(es); finished: %s\n' "$tool:" "$errors" "$processes" "${done_cats[*]:-none}"
   if ((${#missing[@]})); then
     echo "sanitize: $tool produced no summary for: ${missing[*]} (the tool did not run or was cut off; see $out/$tool-*.log)" >&2
     failed=1
   fi
   ((errors > 0)) && failed=1
 done
+echo "sanitize: $((SECONDS - start)) s for ${#ordered[@]} tool(s) over ${#selections[@]} group(s), $jobs at a time"
 exit $failed
