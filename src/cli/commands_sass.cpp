@@ -188,6 +188,10 @@ int do_verify(const VerifyArgs& args) {
   const std::string binary = args.exe.empty() ? "this gpudissect binary" : "'" + args.exe + "'";
   const std::vector<Arch> archs = verify_archs(args.archs, verifier.archs(), binary);
   const auto checks = verifier.verify_all(probes, archs);
+  // A kernel one arch's device pass of its unit lacks: the runtime may not register it, which a
+  // SASS check cannot see (the kernel is in the sm_90a cubin) and only a launch on the GPU shows.
+  const std::vector<std::string> missing =
+      sass::kernels_missing_from_a_pass(sass::fatbin_entries_of(args.exe.empty() ? sass::own_executable_path() : args.exe));
   // By status name, the three every summary shows first: a status added later is counted too.
   std::map<std::string, int> counts = {{"verified", 0}, {"mismatch", 0}, {"unverified", 0}};
   for (const auto& per_arch : checks)
@@ -206,6 +210,7 @@ int do_verify(const VerifyArgs& args) {
     doc["archs"] = archs_json;
     doc["results"] = results;
     doc["summary"] = counts;
+    doc["kernels_missing_from_a_pass"] = missing;
     std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::size_t width = 8;
@@ -220,8 +225,15 @@ int do_verify(const VerifyArgs& args) {
     for (const auto& [status, n] : counts)
       if (status != "verified" && status != "mismatch" && status != "unverified") std::cout << ", " << n << " " << status;
     std::cout << "\n";
+    if (!missing.empty()) {
+      std::cout << "\n" << missing.size() << " kernel(s) missing from a device pass of their unit (the CUDA runtime may "
+                << "not register them: every kernel must be compiled for every arch, with a stub body where an arch "
+                << "lacks its instructions):\n";
+      for (const auto& m : missing) std::cout << "  " << m << "\n";
+    }
   }
-  if (mismatch > 0) return kExitMismatch;
+  if (!missing.empty()) std::cerr << "gpudissect: error: " << missing.size() << " kernel(s) missing from a device pass\n";
+  if (mismatch > 0 || !missing.empty()) return kExitMismatch;
   const int applicable = int(archs.size() * probes.size()) - counts["not_applicable"];
   if (verified == 0 && applicable > 0) {
     // Nothing checked is not a pass (no disassembler, or probes that declare no SASS); probes

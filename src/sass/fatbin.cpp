@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <set>
 
 namespace gd::sass {
 
@@ -98,6 +100,35 @@ EmbeddedCubins embedded_cubins(const std::string& path) {
       out.cubins.emplace_back(std::move(e.payload));
     } catch (const Error& err) {
       out.problems.push_back(label + ": " + err.what());
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> kernels_missing_from_a_pass(const std::vector<FatbinEntry>& entries) {
+  // The readable cubins of each container (one per translation unit), in section order.
+  std::map<std::uint64_t, std::vector<Cubin>> units;
+  for (const auto& e : entries) {
+    if (e.kind != FatbinEntry::Kind::Cubin || e.compressed || !has_elf_magic(e.payload)) continue;
+    try {
+      units[e.container_offset].emplace_back(std::vector<std::uint8_t>(e.payload));
+    } catch (const Error&) {
+      // unreadable: embedded_cubins names it
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [offset, cubins] : units) {
+    std::set<std::string> all;
+    for (const Cubin& c : cubins)
+      for (const auto& k : c.kernels()) all.insert(k.name);
+    for (const std::string& name : all) {
+      std::string have, lack;
+      for (const Cubin& c : cubins) {
+        std::string& list = c.find_kernel(name) ? have : lack;
+        list += (list.empty() ? "" : ", ") + c.arch().name();
+      }
+      if (!lack.empty())
+        out.push_back(name + " (unit at fatbin offset " + std::to_string(offset) + "): in the " + have + " cubin, not in " + lack);
     }
   }
   return out;

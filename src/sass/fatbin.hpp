@@ -34,6 +34,14 @@ struct EmbeddedCubins {
   std::vector<Arch> archs() const;    // distinct, sorted
 };
 EmbeddedCubins embedded_cubins(const std::string& executable_path);
+
+// Kernels that some cubin of a translation unit carries and another cubin of the same unit
+// lacks: the CUDA runtime registers a unit's kernels from one device pass, so a kernel compiled
+// for one arch only is either unregistered (launches fail with "invalid resource handle", on
+// the GPU only) or missing on the other arch. Our rule: every kernel in every device pass (stub
+// bodies where an arch lacks the instructions). One sentence per kernel and unit; compressed or
+// unreadable cubins are skipped (embedded_cubins reports them).
+std::vector<std::string> kernels_missing_from_a_pass(const std::vector<FatbinEntry>& entries);
 // Those of the running gpudissect binary (/proc/self/exe), read once per process: each patch
 // experiment looks its kernel up here, and reading and parsing 170 MB each time cost a second.
 const EmbeddedCubins& own_cubins();

@@ -174,6 +174,29 @@ TEST(Fatbin, FindsEveryArchInAnExecutable) {
   EXPECT_TRUE(has_ptx);
 }
 
+// A kernel template instantiated only in the sm_90a device pass (the host pass still sees it):
+// the sm_80 cubin of the same unit lacks it, which is how a probe's kernel went unregistered
+// and failed on the GPU with "invalid resource handle" while every SASS check passed.
+TEST(Fatbin, KernelMissingFromOneDevicePassIsNamed) {
+  const std::string src = R"(
+template <int N> __global__ void only_where_instantiated(int* p) { p[0] = N; }
+__global__ void everywhere(int* p) { p[0] = 1; }
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+template __global__ void only_where_instantiated<9>(int*);
+#endif
+int main() { return 0; }
+)";
+  const std::string exe = testing::nvcc_build(src, "--no-compress " + testing::gencode("sm_80") + " " + testing::gencode("sm_90a"), ".two");
+  const auto missing = kernels_missing_from_a_pass(fatbin_entries_of(exe));
+  ASSERT_EQ(missing.size(), 1u) << ::testing::PrintToString(missing);
+  EXPECT_NE(missing[0].find("only_where_instantiated"), std::string::npos) << missing[0];
+  EXPECT_NE(missing[0].find("in the sm_90a cubin, not in sm_80"), std::string::npos) << missing[0];
+
+  const std::string uniform = std::string(kChainSource) + "\nint main() { return 0; }\n";
+  const std::string exe2 = testing::nvcc_build(uniform, "--no-compress " + testing::gencode("sm_80") + " " + testing::gencode("sm_90a"), ".uni");
+  EXPECT_TRUE(kernels_missing_from_a_pass(fatbin_entries_of(exe2)).empty());
+}
+
 TEST(Fatbin, CompressedEntriesAreReportedNotParsed) {
   const std::string src = std::string(kChainSource) + "\nint main() { return 0; }\n";
   const std::string exe = testing::nvcc_build(src, "--compress-mode=size " + testing::gencode("sm_90a"), ".z");
