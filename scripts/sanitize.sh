@@ -5,13 +5,14 @@
 # an error, 2 when compute-sanitizer or the binary is missing.
 #
 #   scripts/sanitize.sh [--exe FILE] [--tools memcheck,racecheck] [--jobs N] [--out DIR]
-#                       [--group-depth D] [--exclude-kernels SUBSTRING] [--exclude-from TOOLS]
-#                       [-- RUN ARGS...]
+#                       [--group-depth D | --groups G1,G2...] [--exclude-kernels SUBSTRING]
+#                       [--exclude-from TOOLS] [--racecheck-skip IDS] [-- RUN ARGS...]
 #
 # Without RUN ARGS every probe runs, one process per group of probe ids sharing their first D
 # dotted parts (--group-depth, default 2: tensor.wgmma, power.idle, ...; 1 = one per category):
 # the heavy categories' probes then run side by side, and a group that outlasts the caller's time
-# limit loses only its own summary.
+# limit loses only its own summary. --groups names the groups instead (dotted id prefixes, one
+# process each): a rerun of the groups that failed or were cut off.
 #
 # --exclude-kernels (default: nvjet) leaves kernels whose name contains SUBSTRING out of the
 # tools named by --exclude-from (default: racecheck,synccheck). cuBLAS's own Hopper GEMM kernels
@@ -19,6 +20,14 @@
 # through TMA and mbarriers that racecheck does not follow (it reports hazards inside them), and
 # under synccheck one 8192^3 call spins on its mbarriers for minutes (the GEMM-load probes never
 # finished). memcheck still checks them. An empty SUBSTRING checks every kernel under every tool.
+#
+# --racecheck-skip (default: gemm.ceiling.cublas,power.gemm_efficiency,power.clock_response)
+# leaves probes (ids or dotted prefixes, comma-separated) out of racecheck: those three launch
+# cuBLAS's nvjet kernels only (clock_response in quick mode), and under racecheck an 8192^3 nvjet
+# call ends in "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception"
+# and an illegal address, even with nvjet left out of its checking; memcheck and synccheck run
+# them clean. Racecheck looks at shared memory only, and none of our code runs in those points.
+# The rest of a group still runs; the summary names what was skipped. An empty value skips none.
 #
 # --jobs N runs N sanitizer processes at once (default 1), over every tool and group together
 # (racecheck's first: it is the slowest), so one slow group does not hold the next tool back.
@@ -37,7 +46,9 @@ out=${TMPDIR:-/tmp}/gpudissect-sanitize-$$
 jobs=1
 exclude_kernels=nvjet
 exclude_from=racecheck,synccheck
+racecheck_skip=gemm.ceiling.cublas,power.gemm_efficiency,power.clock_response
 depth=2
+groups=
 run_args=()
 while (($#)); do
   case $1 in
@@ -47,7 +58,9 @@ while (($#)); do
     --jobs) jobs=$2; shift 2 ;;
     --exclude-kernels) exclude_kernels=$2; shift 2 ;;
     --exclude-from) exclude_from=$2; shift 2 ;;
+    --racecheck-skip) racecheck_skip=$2; shift 2 ;;
     --group-depth) depth=$2; shift 2 ;;
+    --groups) groups=$2; shift 2 ;;
     --) shift; run_args=("$@"); break ;;
     *) echo "sanitize: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
@@ -68,11 +81,23 @@ mkdir -p "$out"
 # Without RUN ARGS, one sanitizer process per group and tool: the lines say which groups finished.
 if ((${#run_args[@]})); then
   selections=("")
+elif [[ -n $groups ]]; then
+  [[ $groups =~ ^[A-Za-z0-9_.,-]+$ ]] || { echo "sanitize: --groups takes dotted id prefixes separated by commas, not '$groups'" >&2; exit 2; }
+  IFS=, read -r -a selections <<<"$groups"
 else
   mapfile -t selections < <("$exe" list 2>/dev/null |
     awk -v d="$depth" '{n = split($1, p, "."); g = p[1]; for (i = 2; i <= d && i <= n; ++i) g = g "." p[i]; print g}' | sort -u)
   ((${#selections[@]})) || { echo "sanitize: '$exe list' named no probe" >&2; exit 2; }
 fi
+
+[[ $racecheck_skip =~ ^[A-Za-z0-9_.,-]*$ ]] ||
+  { echo "sanitize: --racecheck-skip takes probe ids or dotted prefixes separated by commas, not '$racecheck_skip'" >&2; exit 2; }
+mapfile -t all_ids < <("$exe" list 2>/dev/null | awk '{print $1}')
+racecheck_skips() {  # is probe id $1 one --racecheck-skip names?
+  local g
+  for g in ${racecheck_skip//,/ }; do [[ $1 == "$g" || $1 == "$g".* ]] && return 0; done
+  return 1
+}
 
 # One group under one tool; prints its line as soon as it ends (a caller's time limit that cuts
 # the run short keeps the lines of the groups that finished). The group is a dotted id prefix.
@@ -81,21 +106,37 @@ sanitize_one() {
   local args=("${run_args[@]}") log=$out/$1-${2:-selected}.log
   local t0=$SECONDS
   [[ -n $sel ]] && args=(--filter "$sel")
+  # Under racecheck a group loses the probes --racecheck-skip names: the rest run by their ids.
+  local skipped=()
+  if [[ $tool == racecheck && -n $racecheck_skip && -n $sel ]]; then
+    local keep=() id
+    for id in "${all_ids[@]}"; do
+      [[ $id == "$sel" || $id == "$sel".* ]] || continue
+      if racecheck_skips "$id"; then skipped+=("$id"); else keep+=(--filter "$id"); fi
+    done
+    if ((${#skipped[@]})) && ((${#keep[@]} == 0)); then
+      echo "0 -1 skipped" >"$out/$tool-$name.result"
+      printf '  %-9s %-22s skipped: --racecheck-skip names every probe of the group\n' "$tool" "$name"
+      return
+    fi
+    ((${#skipped[@]})) && args=("${keep[@]}")
+  fi
   local filter=()
   [[ -n $exclude_kernels && ,$exclude_from, == *,$tool,* ]] && filter=(--kernel-name-exclude "kns=$exclude_kernels")
   "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 "${filter[@]}" \
     "$exe" run --quick --single-sample --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
   local rc=$?
-  # One summary per process the sanitizer followed (the run and each isolated probe): memcheck and
-  # synccheck print "ERROR SUMMARY: N errors", racecheck "RACECHECK SUMMARY: H hazards displayed
-  # (N errors, W warnings)".
+  # The summary lines (compute-sanitizer prints one for the run, child processes included):
+  # memcheck and synccheck "ERROR SUMMARY: N errors", racecheck "RACECHECK SUMMARY: H hazards
+  # displayed (N errors, W warnings)".
   local e p
   e=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: .*\([0-9]+ error' "$log" |
     sed -E 's/.*[:(] ?([0-9]+) error$/\1/' | awk '{s += $1} END {print s + 0}')
   p=$(grep -cE 'ERROR SUMMARY:|RACECHECK SUMMARY:' "$log")
   echo "$e $p $rc" >"$out/$tool-$name.result"
-  printf '  %-9s %-22s %s error(s) in %s process(es); run exit %s; %4s s; %s\n' "$tool" "$name" "$e" "$p" "$rc" \
-    "$((SECONDS - t0))" "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)"
+  printf '  %-9s %-22s %s error(s) in %s summary line(s); run exit %s; %4s s; %s%s\n' "$tool" "$name" "$e" "$p" "$rc" \
+    "$((SECONDS - t0))" "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)" \
+    "${skipped[*]:+; not run under racecheck: ${skipped[*]}}"
 }
 trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT
 
@@ -113,14 +154,16 @@ wait
 
 failed=0
 for tool in "${ordered[@]}"; do
-  errors=0 processes=0 done_cats=() missing=()
+  errors=0 processes=0 done_cats=() missing=() skipped_groups=()
   for sel in "${selections[@]}"; do
     name=${sel:-selected}
     read -r e p rc <"$out/$tool-$name.result" 2>/dev/null || { e=0 p=0 rc="?"; }
+    if ((p < 0)); then skipped_groups+=("$name"); continue; fi
     errors=$((errors + e)) processes=$((processes + p))
     if ((p == 0)); then missing+=("$name"); else done_cats+=("$name(rc=$rc,errors=$e)"); fi
   done
-  printf '%-10s %s error(s) in %s process(es); finished: %s\n' "$tool:" "$errors" "$processes" "${done_cats[*]:-none}"
+  printf '%-10s %s error(s) in %s summary line(s); finished: %s%s\n' "$tool:" "$errors" "$processes" "${done_cats[*]:-none}" \
+    "${skipped_groups[*]:+; skipped: ${skipped_groups[*]}}"
   if ((${#missing[@]})); then
     echo "sanitize: $tool produced no summary for: ${missing[*]} (the tool did not run or was cut off; see $out/$tool-*.log)" >&2
     failed=1

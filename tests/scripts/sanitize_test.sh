@@ -46,19 +46,25 @@ cat "$tmp/clean.txt"
 ((rc == 0)) || fail "a clean run exited $rc"
 (($(sort "$FAKE_LOG" | uniq -c | awk '$1 == 2' | wc -l) == 3)) || fail "each of 3 groups (alpha.x, beta.y, gamma.z) must run once per tool: $(sort "$FAKE_LOG" | tr '\n' ' ')"
 ((SECONDS - start <= 3)) || fail "--jobs 3 ran 6 one-second processes in $((SECONDS - start)) s: not at once"
-grep -q '^memcheck:  0 error(s) in 3 process(es)' "$tmp/clean.txt" || fail "no memcheck total line"
+grep -q '^memcheck:  0 error(s) in 3 summary line(s)' "$tmp/clean.txt" || fail "no memcheck total line"
 
 : >"$FAKE_LOG"
 FAKE_EXTRA=errors.q "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools racecheck --jobs 2 --out "$tmp/out2" >"$tmp/bad.txt" 2>&1
 rc=$?
 cat "$tmp/bad.txt"
 ((rc == 1)) || fail "one error must fail the run (exit 1), got $rc"
-grep -q '^racecheck: 1 error(s) in 4 process(es)' "$tmp/bad.txt" || fail "the error is not in the total"
+grep -q '^racecheck: 1 error(s) in 4 summary line(s)' "$tmp/bad.txt" || fail "the error is not in the total"
 
 # --group-depth 1: one process per category (alpha, beta, gamma).
 : >"$FAKE_LOG"
 "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools memcheck --group-depth 1 --out "$tmp/out4" >/dev/null 2>&1
 [[ $(sort "$FAKE_LOG" | tr '\n' ' ') == "alpha beta gamma " ]] || fail "--group-depth 1 must run one process per category: $(tr '\n' ' ' <"$FAKE_LOG")"
+# --groups: exactly the named groups, one process each.
+: >"$FAKE_LOG"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools memcheck --groups beta.y,alpha.x.two --out "$tmp/out8" >/dev/null 2>&1
+[[ $(sort "$FAKE_LOG" | tr '\n' ' ') == "alpha.x.two beta.y " ]] || fail "--groups must run exactly the named groups: $(tr '\n' ' ' <"$FAKE_LOG")"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --groups 'a b' >/dev/null 2>&1
+(($? == 2)) || fail "a malformed --groups must be refused with exit 2"
 "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --group-depth 0 >/dev/null 2>&1
 (($? == 2)) || fail "--group-depth 0 must be refused with exit 2"
 
@@ -81,6 +87,20 @@ rm -f "$FAKE_LOG.exclude"
 (($? == 2)) || fail "an unknown tool in --exclude-from must be refused with exit 2"
 "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools memcheck,bogus >/dev/null 2>&1
 (($? == 2)) || fail "an unknown tool in --tools must be refused with exit 2"
+
+# --racecheck-skip: racecheck runs a group without the probes it names (the rest by id) and
+# skips a group it names whole; other tools run everything.
+: >"$FAKE_LOG"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools racecheck,memcheck --racecheck-skip alpha.x.two,gamma \
+  --out "$tmp/out9" >"$tmp/skip.txt" 2>&1
+rc=$?
+((rc == 0)) || fail "a run with skipped probes exited $rc: $(cat "$tmp/skip.txt")"
+[[ $(sort "$FAKE_LOG" | tr '\n' ' ') == "alpha.x alpha.x.one beta.y beta.y gamma.z " ]] ||
+  fail "racecheck must run alpha.x.one and beta.y only, memcheck every group: $(sort "$FAKE_LOG" | tr '\n' ' ')"
+grep -q '^racecheck: 0 error(s) in 2 summary line(s); .*; skipped: gamma.z' "$tmp/skip.txt" || fail "the racecheck line must name the skipped group: $(cat "$tmp/skip.txt")"
+grep -q 'not run under racecheck: alpha.x.two' "$tmp/skip.txt" || fail "the group line must name the skipped probe"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --racecheck-skip 'a b' >/dev/null 2>&1
+(($? == 2)) || fail "a malformed --racecheck-skip must be refused with exit 2"
 
 # One pool over tools and groups: 3 tools x 3 groups at --jobs 9 take about one second, not
 # three (one per tool).
