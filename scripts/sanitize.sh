@@ -47,6 +47,7 @@ jobs=1
 exclude_kernels=nvjet
 exclude_from=racecheck,synccheck
 racecheck_skip=gemm.ceiling.cublas,power.gemm_efficiency,power.clock_response
+print_limit=20
 depth=2
 groups=
 run_args=()
@@ -123,7 +124,7 @@ sanitize_one() {
   fi
   local filter=()
   [[ -n $exclude_kernels && ,$exclude_from, == *,$tool,* ]] && filter=(--kernel-name-exclude "kns=$exclude_kernels")
-  "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 "${filter[@]}" \
+  "$sanitizer" --tool "$tool" --target-processes all --print-limit "$print_limit" "${filter[@]}" \
     "$exe" run --quick --single-sample --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
   local rc=$?
   # The summary lines (compute-sanitizer prints one for the run, child processes included):
@@ -133,10 +134,29 @@ sanitize_one() {
   e=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: .*\([0-9]+ error' "$log" |
     sed -E 's/.*[:(] ?([0-9]+) error$/\1/' | awk '{s += $1} END {print s + 0}')
   p=$(grep -cE 'ERROR SUMMARY:|RACECHECK SUMMARY:' "$log")
-  echo "$e $p $rc" >"$out/$tool-$name.result"
-  printf '  %-9s %-22s %s error(s) in %s summary line(s); run exit %s; %4s s; %s%s\n' "$tool" "$name" "$e" "$p" "$rc" \
+  # racecheck models barriers, not the memory model: a flag passed through shared memory by a
+  # release store and an acquire load is reported as a race although it is correct (the
+  # reproducer: scripts/experiments/racecheck_release_acquire.cu, flagged on an H200 while its
+  # barrier-synchronised twin is not). A report whose every access is one of our release/acquire
+  # helpers (gd::ptx::st_release_*, ld_acquire_*) is set aside and counted apart, never silently;
+  # any other access in the report keeps it an error. At the print limit nothing is set aside
+  # (a report not displayed could be a real one).
+  local ra=0
+  if [[ $tool == racecheck ]] && ((e < print_limit)); then
+    ra=$(awk -v t='(st_release_|ld_acquire_)[A-Za-z0-9_]*[(]' '
+      function close_block() { if (open && ok) n++; open = 0 }
+      /Race reported between/ { close_block(); open = 1; ok = 1 }
+      open && /access at/ { if ($0 !~ t) ok = 0 }
+      open && /^=+ *$/ { close_block() }
+      END { close_block(); print n + 0 }' "$log")
+    ((ra > e)) && ra=$e
+    e=$((e - ra))
+  fi
+  echo "$e $p $rc $ra" >"$out/$tool-$name.result"
+  printf '  %-9s %-22s %s error(s) in %s summary line(s); run exit %s; %4s s; %s%s%s\n' "$tool" "$name" "$e" "$p" "$rc" \
     "$((SECONDS - t0))" "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)" \
-    "${skipped[*]:+; not run under racecheck: ${skipped[*]}}"
+    "${skipped[*]:+; not run under racecheck: ${skipped[*]}}" \
+    "$( ((ra > 0)) && echo "; $ra release/acquire report(s) set aside (racecheck does not model them)")"
 }
 trap 'kill $(jobs -p) 2>/dev/null; exit 143' TERM INT
 
@@ -154,16 +174,17 @@ wait
 
 failed=0
 for tool in "${ordered[@]}"; do
-  errors=0 processes=0 done_cats=() missing=() skipped_groups=()
+  errors=0 processes=0 set_aside=0 done_cats=() missing=() skipped_groups=()
   for sel in "${selections[@]}"; do
     name=${sel:-selected}
-    read -r e p rc <"$out/$tool-$name.result" 2>/dev/null || { e=0 p=0 rc="?"; }
+    read -r e p rc ra <"$out/$tool-$name.result" 2>/dev/null || { e=0 p=0 rc="?" ra=0; }
     if ((p < 0)); then skipped_groups+=("$name"); continue; fi
-    errors=$((errors + e)) processes=$((processes + p))
+    errors=$((errors + e)) processes=$((processes + p)) set_aside=$((set_aside + ${ra:-0}))
     if ((p == 0)); then missing+=("$name"); else done_cats+=("$name(rc=$rc,errors=$e)"); fi
   done
-  printf '%-10s %s error(s) in %s summary line(s); finished: %s%s\n' "$tool:" "$errors" "$processes" "${done_cats[*]:-none}" \
-    "${skipped_groups[*]:+; skipped: ${skipped_groups[*]}}"
+  printf '%-10s %s error(s) in %s summary line(s); finished: %s%s%s\n' "$tool:" "$errors" "$processes" "${done_cats[*]:-none}" \
+    "${skipped_groups[*]:+; skipped: ${skipped_groups[*]}}" \
+    "$( ((set_aside > 0)) && echo "; $set_aside release/acquire report(s) set aside")"
   if ((${#missing[@]})); then
     echo "sanitize: $tool produced no summary for: ${missing[*]} (the tool did not run or was cut off; see $out/$tool-*.log)" >&2
     failed=1
