@@ -47,6 +47,36 @@ TEST(WriteErrors, AFailedCommandKeepsItsOwnExitCode) {
   EXPECT_TRUE(contains(r.output, "cannot write standard output")) << r.output;
 }
 
+// verify reads every translation unit's cubins: a kernel one arch's pass lacks is listed (text
+// and --json) and fails the command on its own. The selected probe is gated off sm_80, so the
+// probes' checks alone exit 0 (the uniform binary shows it).
+TEST(Verify, NamesAKernelMissingFromADevicePass) {
+  GD_REQUIRE_DISASSEMBLER();
+  const std::string flags = "--no-compress " + sass::testing::gencode("sm_80") + " " + sass::testing::gencode("sm_90a");
+  const std::string two_pass = sass::testing::nvcc_build(
+      "template <int N> __global__ void only_in_one_pass(int* p) { p[0] = N; }\n"
+      "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\n"
+      "template __global__ void only_in_one_pass<9>(int*);\n"
+      "#endif\n"
+      "int main() { return 0; }\n",
+      flags, ".pass");
+  const std::string select = " --arch sm_80 --filter tensor.wgmma.latency";
+  auto r = gpudissect("verify --exe " + two_pass + select);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "1 kernel(s) missing from a device pass")) << r.output;
+  EXPECT_TRUE(contains(r.output, "only_in_one_pass")) << r.output;
+  r = gpudissect("verify --json --exe " + two_pass + select);
+  EXPECT_TRUE(contains(r.output, "\"kernels_missing_from_a_pass\": [\n    \"_Z16only_in_one_passILi9EEvPi")) << r.output;
+
+  const std::string uniform = sass::testing::nvcc_build("__global__ void everywhere(int* p) { p[0] = 1; }\n"
+                                                        "int main() { return 0; }\n", flags, ".uni");
+  r = gpudissect("verify --exe " + uniform + select);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_FALSE(contains(r.output, "missing from a device pass")) << r.output;
+  r = gpudissect("verify --json --exe " + uniform + select);
+  EXPECT_TRUE(contains(r.output, "\"kernels_missing_from_a_pass\": []")) << r.output;
+}
+
 TEST(UnknownCommand, NamesItselfAndSuggestsTheClosest) {
   auto r = gpudissect("lsit");
   EXPECT_EQ(r.status, 2);
