@@ -222,6 +222,7 @@ nlohmann::json sampling_json(const SamplingOverride& s) {
   if (s.min_time_s > 0) j["min_time_s"] = s.min_time_s;
   if (s.timeout_s > 0) j["timeout_s"] = s.timeout_s;
   if (s.single_sample) j["single_sample"] = true;  // the numbers are one sample each: not a measurement
+  if (s.functional) j["functional"] = true;        // and of kernels shrunk to a few blocks: none describes the chip
   return j;
 }
 
@@ -255,6 +256,7 @@ std::vector<std::string> forwarded_run_args(const RunArgs& a) {
   if (a.sampling.min_time_s > 0) v.insert(v.end(), {"--min-time", num(a.sampling.min_time_s)});
   if (a.sampling.timeout_s > 0) v.insert(v.end(), {"--timeout", num(a.sampling.timeout_s)});
   if (a.sampling.single_sample) v.push_back("--single-sample");
+  if (a.sampling.functional) v.push_back("--functional");
   if (a.isolate_all) v.push_back("--isolate");
   if (a.isolate_none) v.push_back("--no-isolate");
   if (a.watchdog_s > 0) v.insert(v.end(), {"--watchdog", num(a.watchdog_s)});
@@ -465,6 +467,10 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   cmd->add_flag("--single-sample", args->sampling.single_sample,
                 "Measure every point once (no repetition, statistics of one): for tools that slow kernels down "
                 "a hundredfold, such as compute-sanitizer (scripts/sanitize.sh); the numbers are not a measurement");
+  cmd->add_flag("--functional", args->sampling.functional,
+                "Run every point at the smallest size that still runs all of its code (a few blocks, one short "
+                "trip, small buffers), measured once: for correctness tools whose cost grows with the work, such as "
+                "compute-sanitizer's racecheck (scripts/sanitize.sh); implies --single-sample, the numbers describe nothing");
   cmd->add_option("--out,-o", args->out, "Output directory for the run file, report and CSV")->capture_default_str();
   cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
   cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);

@@ -210,7 +210,7 @@ bool is_isolated(const ProbeSpec& spec, const ExecuteOptions& opts) {
 
 nlohmann::json sampling_to_json(const SamplingOverride& s) {
   return {{"min_samples", s.min_samples}, {"max_noise", s.max_noise},       {"min_time_s", s.min_time_s},
-          {"timeout_s", s.timeout_s},     {"single_sample", s.single_sample}};
+          {"timeout_s", s.timeout_s},     {"single_sample", s.single_sample}, {"functional", s.functional}};
 }
 
 SamplingOverride sampling_from_json(const nlohmann::json& j) {
@@ -220,6 +220,7 @@ SamplingOverride sampling_from_json(const nlohmann::json& j) {
   s.min_time_s = j.at("min_time_s").get<double>();
   s.timeout_s = j.at("timeout_s").get<double>();
   s.single_sample = j.value("single_sample", false);  // an isolated child of --single-sample or --ncu
+  s.functional = j.value("functional", false);        // an isolated child of --functional
   return s;
 }
 

@@ -148,7 +148,16 @@ class ProbeContext {
   // --single-sample (run --ncu's profiling pass, scripts/sanitize.sh): one call per measurement
   // and no warm-up, so the timings are not measurements. Checks that judge timing (a patch's
   // effect on cycles, a watchdog sized for native speed) must not fail such a point.
-  bool single_sample() const { return sampling_.single_sample; }
+  bool single_sample() const { return sampling_.once(); }
+  // --functional (scripts/sanitize.sh, implies single_sample): the point runs its kernels at the
+  // smallest size that still executes all of their code, and its numbers describe nothing.
+  bool functional() const { return sampling_.functional; }
+  // A size the point uses: `full` normally, at most `functional_cap` in a --functional run
+  // (blocks, trips, buffer bytes). One call per size keeps the two runs' shapes side by side.
+  template <class T>
+  T sized(T full, T functional_cap) const {
+    return functional() && functional_cap < full ? functional_cap : full;
+  }
   double time_budget_s() const { return budget_s_; }
 
   // Repeats sample() adaptively within this point's time budget. The policy's time cap is

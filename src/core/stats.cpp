@@ -67,7 +67,7 @@ RepeatPolicy apply(const SamplingOverride& o, RepeatPolicy p) {
     p.min_time_s = o.min_time_s;
     p.time_cap_s = std::max(p.time_cap_s, o.min_time_s);
   }
-  if (o.single_sample) {
+  if (o.once()) {
     p.warmup = 0;
     p.warmup_s = 0;
     p.min_samples = p.max_samples = 1;

@@ -51,7 +51,12 @@ struct SamplingOverride {
   // One call per measurement, no warm-up: the profiling pass of run --ncu, where only the
   // counters of each kernel's launches matter, not their timing.
   bool single_sample = false;
-  bool any() const { return min_samples > 0 || max_noise > 0 || min_time_s > 0 || timeout_s > 0 || single_sample; }
+  // --functional (scripts/sanitize.sh): every point at the smallest size that still runs all of
+  // its code (a few blocks, one short trip, buffers of a few MiB), measured once as above. For
+  // correctness tools whose cost grows with blocks and shared-memory traffic (racecheck).
+  bool functional = false;
+  bool once() const { return single_sample || functional; }
+  bool any() const { return min_samples > 0 || max_noise > 0 || min_time_s > 0 || timeout_s > 0 || once(); }
 };
 RepeatPolicy apply(const SamplingOverride& o, RepeatPolicy p);
 

@@ -106,6 +106,19 @@ TEST(Isolation, TheChildKeepsTheRunsSamplingSingleSampleIncluded) {
   EXPECT_EQ(run({"t.sampled"}, IsolateMode::All, 5, twelve).at("t.sampled", 1).metric("value/x")->stats.n, 12u);
 }
 
+TEST(Isolation, TheChildKeepsFunctionalSizes) {
+  SamplingOverride functional;
+  functional.functional = true;  // scripts/sanitize.sh's racecheck runs: the child shrinks its kernels too
+  const IsolatedRun r = run({"t.sized"}, IsolateMode::All, 5, functional);
+  ASSERT_EQ(r.sink.records.size(), 3u);
+  for (const Record& rec : r.sink.records) {
+    ASSERT_EQ(rec.status, Status::Ok) << rec.reason;
+    EXPECT_EQ(rec.metric("value/x")->value(), 3) << "the functional size";
+    EXPECT_EQ(rec.metric("value/samples")->stats.n, 1u) << "--functional measures once";
+  }
+  EXPECT_EQ(run({"t.sized"}, IsolateMode::All, 5).at("t.sized", 1).metric("value/x")->value(), 1000);
+}
+
 TEST(ChildProcess, AChildThatCannotStartIsAFailureNotAHang) {
   const ChildOutcome o = run_child({"/nonexistent/program"}, [](const std::string&) {}, 5);
   EXPECT_TRUE(o.exited);

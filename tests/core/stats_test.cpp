@@ -132,6 +132,20 @@ TEST(SamplingOverride, OverridesOnlyWhatIsSet) {
   EXPECT_GE(q.time_cap_s, 3.0);
 }
 
+TEST(SamplingOverride, FunctionalMeasuresOnceWithoutWarmup) {
+  RepeatPolicy p;
+  p.min_samples = 5;
+  p.max_samples = 20;
+  p.warmup = 3;
+  SamplingOverride f;
+  f.functional = true;
+  const RepeatPolicy q = apply(f, p);
+  EXPECT_EQ(q.min_samples, 1);
+  EXPECT_EQ(q.max_samples, 1);
+  EXPECT_EQ(q.warmup, 0);
+  EXPECT_TRUE(f.any());
+}
+
 TEST(Repeat, MinTimeKeepsAConvergedMeasurementSampling) {
   double t = 0;
   RepeatPolicy p;

@@ -48,6 +48,17 @@ inline Registry isolation_registry() {
     ctx.set_observed_sm_clock_mhz(1000);
   };
   r.add(sampled);
+  // A size of 1000, 3 under --functional, and a measurement asking for five samples.
+  ProbeSpec sized = misbehaving_probe("t.sized", nullptr);
+  sized.metrics.push_back({"value/samples", "units", "a measurement asking for five samples"});
+  sized.run = [](ProbeContext& ctx) {
+    RepeatPolicy policy;
+    policy.min_samples = 5;
+    ctx.metric("value/x", double(ctx.sized<long long>(1000, 3)));
+    ctx.metric("value/samples", ctx.measure([] { return 1.0; }, policy).summary);
+    ctx.set_observed_sm_clock_mhz(1000);
+  };
+  r.add(sized);
   return r;
 }
 
