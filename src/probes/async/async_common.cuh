@@ -66,12 +66,17 @@ inline void require_sm90_code(ProbeContext& ctx) {
 
 // Where a stream reads from: DRAM (a buffer far larger than L2, each launch a fresh window) or
 // L2 (a region of a quarter of L2 read over and over; one launch's first pass warms it).
+// A --functional run (compute-sanitizer) reads a DRAM buffer of 64 MiB: room for a few windows
+// of its short launches, without filling gigabytes under the tool.
 struct StreamSource {
   long long buffer_bytes = 0;
   unsigned long long mask = ~0ull;  // address wrap within the region (L2); all ones for DRAM
 };
-inline StreamSource stream_source(const DeviceInfo& d, const std::string& where) {
-  if (where == "dram") return {std::min<long long>(std::max<long long>(64 * d.l2_bytes, 4LL << 30), d.global_mem_bytes / 8), ~0ull};
+inline StreamSource stream_source(const ProbeContext& ctx, const std::string& where) {
+  const DeviceInfo& d = ctx.device();
+  if (where == "dram")
+    return {ctx.sized(std::min<long long>(std::max<long long>(64 * d.l2_bytes, 4LL << 30), d.global_mem_bytes / 8), 64LL << 20),
+            ~0ull};
   if (where == "l2") {
     long long r = 1;
     while (2 * r <= d.l2_bytes / 4) r *= 2;
@@ -82,12 +87,14 @@ inline StreamSource stream_source(const DeviceInfo& d, const std::string& where)
 
 // Bytes one launch moves so that it lasts about 2 ms at the expected rate: the chip's DRAM peak
 // (three times that from L2), or less when too few bytes are in flight (at ~700 ns each).
-// A whole number of `granule`s, at least `min_granules`, and for DRAM within the buffer.
-inline long long launch_bytes(const DeviceInfo& d, const std::string& where, double inflight_bytes_total,
+// A whole number of `granule`s, at least `min_granules` (exactly that in a --functional run),
+// and for DRAM within the buffer.
+inline long long launch_bytes(const ProbeContext& ctx, const std::string& where, double inflight_bytes_total,
                               long long granule, long long min_granules, long long buffer_bytes) {
+  const DeviceInfo& d = ctx.device();
   const double peak = (d.theoretical_dram_gbps > 0 ? d.theoretical_dram_gbps * 1e9 : 2e12) * (where == "l2" ? 3 : 1);
   const double rate = std::min(peak, inflight_bytes_total / 700e-9);
-  long long g = std::max<long long>(min_granules, (long long)(rate * 2e-3 / double(granule)));
+  long long g = ctx.sized(std::max<long long>(min_granules, (long long)(rate * 2e-3 / double(granule))), min_granules);
   if (where == "dram") g = std::min(g, buffer_bytes / granule);
   if (g < min_granules) throw Error("the source buffer holds fewer than " + std::to_string(min_granules) + " granules");
   return g * granule;
@@ -217,10 +224,11 @@ void run_ring(ProbeContext& ctx, const RingShape& shape, const std::string& wher
   if (fit < shape.ctas_per_sm)
     ctx.skip(std::to_string(shape.ctas_per_sm) + " CTAs/SM requested, " + std::to_string(fit) + " fit (" +
              std::to_string(smem) + " B of shared memory each)");
-  const unsigned blocks = unsigned(d.sm_count * shape.ctas_per_sm);
+  // A --functional run: two SMs' worth of CTAs, the occupancy of each SM unchanged.
+  const unsigned blocks = ctx.sized(unsigned(d.sm_count * shape.ctas_per_sm), unsigned(2 * shape.ctas_per_sm));
   const long long trip_bytes = (long long)blocks * unit;
   const double inflight_per_sm = double(shape.ctas_per_sm) * shape.stages * unit;
-  const long long bytes = launch_bytes(d, where, inflight_per_sm * d.sm_count, trip_bytes, 4LL * shape.stages, region.buffer_bytes);
+  const long long bytes = launch_bytes(ctx, where, inflight_per_sm * d.sm_count, trip_bytes, 4LL * shape.stages, region.buffer_bytes);
   const int trips = int(bytes / trip_bytes);
   DeviceBuffer<unsigned> sum(1);
   DeviceBuffer<RegionTiming> timing(blocks);

@@ -89,12 +89,13 @@ void run_bulk_cluster(ProbeContext& ctx) {
   const auto kernel = bulk_cluster_ring_kernel;
   allow_cluster_launch(kernel, smem);
   const unsigned per_sm = std::max(1u, unsigned(d.shared_per_sm / (long long)(smem + 1024)));
-  const unsigned blocks = unsigned(d.sm_count) * std::min(per_sm, 2u) / kClusterSize * kClusterSize;
+  // A --functional run: two clusters, and the fewest trips the ring check needs.
+  const unsigned blocks = ctx.sized(unsigned(d.sm_count) * std::min(per_sm, 2u) / kClusterSize * kClusterSize, 2 * kClusterSize);
   const LaunchShape shape{blocks, 64, smem};
   if (max_active_clusters(kernel, shape, kClusterSize) < 1) ctx.skip("the driver schedules no cluster of 2 of this kernel");
   // ~2 ms per launch at about 8 bytes per clock per SM.
   const double per_trip = double(blocks) * double(chunk);
-  const int trips = std::max(4 * stages, int(8.0 * d.sm_count * 1.8e9 * 2e-3 / per_trip));
+  const int trips = ctx.sized(std::max(4 * stages, int(8.0 * d.sm_count * 1.8e9 * 2e-3 / per_trip)), 4 * stages);
   const unsigned seed = unsigned(std::random_device{}());
   DeviceBuffer<unsigned> sum(1);
   DeviceBuffer<RegionTiming> timing(blocks);

@@ -37,7 +37,7 @@ void run_bulk_stream(ProbeContext& ctx, bool evict_first) {
   const std::string where = ctx.str_param("source");
   const long long chunk = ctx.int_param("chunk_bytes");
   if (chunk < 16 || chunk % 16 || chunk >= (1 << 20)) throw UserError("chunk_bytes must be a multiple of 16 below 1 MiB");
-  const async::StreamSource region = async::stream_source(ctx.device(), where);
+  const async::StreamSource region = async::stream_source(ctx, where);
   const async::SourceBuffer buf = async::make_source(ctx, region.buffer_bytes);
   const async::RingShape shape{int(ctx.int_param("ctas_per_sm")), int(ctx.int_param("stages"))};
   async::run_ring<BulkSource>(ctx, shape, where, buf, region, [&](const char* from) {

@@ -148,12 +148,12 @@ void run_cp_async_stream(ProbeContext& ctx) {
     ctx.skip(std::to_string(ctas) + " CTAs/SM requested, " + std::to_string(fit) + " fit (" + std::to_string(smem) +
              " B of shared memory each)");
 
-  const async::StreamSource src = async::stream_source(d, where);
+  const async::StreamSource src = async::stream_source(ctx, where);
   const async::SourceBuffer buf = async::make_source(ctx, src.buffer_bytes);
-  const unsigned blocks = unsigned(d.sm_count * ctas);
+  const unsigned blocks = ctx.sized(unsigned(d.sm_count * ctas), unsigned(2 * ctas));  // --functional: two SMs' worth
   const long long trip_bytes = (long long)blocks * threads * Row::bytes;
   const double inflight_per_sm = double(ctas) * threads * stages * Row::bytes;
-  const long long bytes = async::launch_bytes(d, where, inflight_per_sm * d.sm_count, trip_bytes, 4LL * stages, src.buffer_bytes);
+  const long long bytes = async::launch_bytes(ctx, where, inflight_per_sm * d.sm_count, trip_bytes, 4LL * stages, src.buffer_bytes);
   const int trips = int(bytes / trip_bytes);
   DeviceBuffer<unsigned> sum(1);
   DeviceBuffer<RegionTiming> timing(blocks);

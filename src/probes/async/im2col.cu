@@ -54,7 +54,7 @@ struct Im2colSource {
 void run_im2col(ProbeContext& ctx) {
   async::require_sm90_code(ctx);
   const std::string where = ctx.str_param("source");
-  const async::StreamSource region = async::stream_source(ctx.device(), where);
+  const async::StreamSource region = async::stream_source(ctx, where);
   const async::SourceBuffer buf = async::make_source(ctx, region.buffer_bytes);
   const async::RingShape shape{int(ctx.int_param("ctas_per_sm")), int(ctx.int_param("stages"))};
   constexpr long long kImageBytes = (long long)kImageW * kImageH * kChannels * 4;

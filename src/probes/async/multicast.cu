@@ -91,7 +91,7 @@ __global__ void __cluster_dims__(N, 1, 1) __launch_bounds__(32)
 template <int N>
 void run_cluster(ProbeContext& ctx, int mode, const std::string& where) {
   const DeviceInfo& d = ctx.device();
-  const async::StreamSource region = async::stream_source(d, where);
+  const async::StreamSource region = async::stream_source(ctx, where);
   const async::SourceBuffer buf = async::make_source(ctx, region.buffer_bytes);
   const long long units = region.buffer_bytes / kBoxBytes / kBoxesWide * kBoxesWide;
   TiledTensorMapSpec spec;
@@ -105,9 +105,10 @@ void run_cluster(ProbeContext& ctx, int mode, const std::string& where) {
   const auto kernel = multicast_ring_kernel<N>;
   const int smem = kStages * int(kBoxBytes);
   GD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  const unsigned blocks = unsigned(d.sm_count * 2 / N * N);  // two CTAs per SM, whole clusters
+  // Two CTAs per SM, whole clusters; two clusters in a --functional run.
+  const unsigned blocks = ctx.sized(unsigned(d.sm_count * 2 / N * N), unsigned(2 * N));
   const long long per_trip = (long long)blocks * kBoxBytes;
-  const long long bytes = async::launch_bytes(d, where, double(per_trip) * kStages, per_trip, 4LL * kStages,
+  const long long bytes = async::launch_bytes(ctx, where, double(per_trip) * kStages, per_trip, 4LL * kStages,
                                               region.buffer_bytes);
   const int trips = int(bytes / per_trip);
   DeviceBuffer<unsigned> sum(1);

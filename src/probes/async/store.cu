@@ -153,10 +153,10 @@ void run_store_bandwidth(ProbeContext& ctx) {
   const auto kernel = depth == 1 ? store_stream_kernel<1> : depth == 4 ? store_stream_kernel<4> : depth == 16 ? store_stream_kernel<16> : nullptr;
   if (!kernel) throw UserError("depth must be 1, 4 or 16");
   GD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(chunk)));
-  const unsigned blocks = unsigned(d.sm_count * 2);
-  const long long buffer = async::stream_source(d, "dram").buffer_bytes;
+  const unsigned blocks = ctx.sized(unsigned(d.sm_count * 2), 4u);
+  const long long buffer = async::stream_source(ctx, "dram").buffer_bytes;
   const long long per_trip = (long long)blocks * chunk;
-  const long long bytes = async::launch_bytes(d, "dram", double(per_trip) * depth, per_trip, 4, buffer);
+  const long long bytes = async::launch_bytes(ctx, "dram", double(per_trip) * depth, per_trip, 4, buffer);
   const int trips = int(bytes / per_trip);
   DeviceBuffer<char> dst{std::size_t(bytes)};
   DeviceBuffer<RegionTiming> timing(blocks);

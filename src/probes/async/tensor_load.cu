@@ -132,7 +132,7 @@ void run_tensor_load(ProbeContext& ctx) {
   async::require_sm90_code(ctx);
   const TensorRow& row = row_named(ctx.str_param("box"));
   const std::string where = ctx.str_param("source");
-  const async::StreamSource region = async::stream_source(ctx.device(), where);
+  const async::StreamSource region = async::stream_source(ctx, where);
   const async::SourceBuffer buf = async::make_source(ctx, region.buffer_bytes);
   const async::RingShape shape{int(ctx.int_param("ctas_per_sm")), int(ctx.int_param("stages"))};
   switch (row.rank) {

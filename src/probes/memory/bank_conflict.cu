@@ -89,7 +89,7 @@ void run_bank(ProbeContext& ctx) {
   const int wavefronts = bank_wavefronts(offsets, width);
   const bool chain = mode == "latency";
   const int threads = chain ? 32 : kBankThroughputThreads;
-  const int trips = chain ? 64 : 256;
+  const int trips = ctx.sized(chain ? 64 : 256, 2);  // --functional: two trips of kBankUnroll loads
   DeviceBuffer<unsigned> sink(1);
   DeviceBuffer<RegionTiming> timing(1);
   std::vector<RegionTiming> last;

@@ -118,10 +118,11 @@ void measure_level(ProbeContext& ctx, Path path, int width, long long ws_bytes) 
       int per_sm = 0;
       GD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kLevelThreads, smem));
       if (per_sm < 1) ctx.skip("the level kernel does not fit on an SM");
-      const int blocks = d.sm_count * per_sm;
+      // A --functional run: one SM's worth of blocks, two trips (one for L2).
+      const int blocks = ctx.sized(d.sm_count * per_sm, per_sm);
       const double per_trip_block = double(kLevelUnroll) * kLevelThreads * W;
-      const int trips = on_chip ? int(kBytesPerBlockOnChip / per_trip_block)
-                                : std::max(1, int(kBytesPerLaunchL2 / (per_trip_block * blocks)));
+      const int trips = on_chip ? ctx.sized(int(kBytesPerBlockOnChip / per_trip_block), 2)
+                                : ctx.sized(std::max(1, int(kBytesPerLaunchL2 / (per_trip_block * blocks))), 1);
       const unsigned step = on_chip ? 0u : unsigned((unsigned long long)kLevelUnroll * blocks * kLevelThreads % n);
       DeviceBuffer<RegionTiming> timing{std::size_t(blocks)};
       const double bytes_per_block = per_trip_block * trips;

@@ -119,14 +119,14 @@ struct Buffers {
 
 // Arrays of 64 x L2 each (at least 4 GiB), within a quarter of device memory for all three.
 // Measured on an H200: 1 GiB arrays read 5 % slower than 4 GiB (launch ramp and tail weigh more).
-long long array_bytes(const DeviceInfo& d) {
-  return std::min(std::max<long long>(64 * d.l2_bytes, 4LL << 30), d.global_mem_bytes / 12);
+// A --functional run (compute-sanitizer) streams 4 MiB: a one-shot grid of a few thousand blocks.
+long long array_bytes(const ProbeContext& ctx) {
+  const DeviceInfo& d = ctx.device();
+  return ctx.sized(std::min(std::max<long long>(64 * d.l2_bytes, 4LL << 30), d.global_mem_bytes / 12), 4LL << 20);
 }
 
-long long vectors_per_array(const DeviceInfo& d, long long per_trip) {
-  const long long want = array_bytes(d);
-  const long long bytes = std::min(want, d.global_mem_bytes / 12);
-  return bytes / 16 / per_trip * per_trip;
+long long vectors_per_array(const ProbeContext& ctx, long long per_trip) {
+  return array_bytes(ctx) / 16 / per_trip * per_trip;
 }
 
 // Checks that the timed kernels computed what they claim on a sample of elements.
@@ -174,10 +174,11 @@ void run_bandwidth(ProbeContext& ctx) {
   const int warps_per_sm = int(ctx.int_param("warps_per_sm"));
   const DeviceInfo& d = ctx.device();
   if (warps_per_sm > d.max_warps_per_sm) ctx.skip("more warps per SM than the device holds");
-  const int blocks = d.sm_count * warps_per_sm / (kThreads / 32);
+  // A --functional run: one SM's worth of blocks.
+  const int blocks = ctx.sized(d.sm_count * warps_per_sm / (kThreads / 32), std::max(1, warps_per_sm / (kThreads / 32)));
   const long long per_trip = (long long)blocks * kThreads * kUnroll;
 
-  Buffers buf{vectors_per_array(d, per_trip), {}, {}, {}, DeviceBuffer<int4>(1), DeviceBuffer<RegionTiming>(blocks)};
+  Buffers buf{vectors_per_array(ctx, per_trip), {}, {}, {}, DeviceBuffer<int4>(1), DeviceBuffer<RegionTiming>(blocks)};
   buf.a = DeviceBuffer<float4>(buf.n);
   buf.b = DeviceBuffer<float4>(buf.n);
   if (op == "triad") buf.c = DeviceBuffer<float4>(buf.n);
@@ -270,7 +271,7 @@ GD_REGISTER_PROBE(bandwidth_spec());
 // streams against.
 void run_copy_engine(ProbeContext& ctx) {
   const std::string op = ctx.str_param("op");
-  const long long bytes = array_bytes(ctx.device()) / 16 * 16;
+  const long long bytes = array_bytes(ctx) / 16 * 16;
   DeviceBuffer<char> a(bytes), b(op == "memcpy_d2d" ? bytes : 0);
   a.fill_zero();
   std::mt19937 rng(std::random_device{}());
@@ -375,13 +376,14 @@ struct StreamGrid {
   int sample_every = 1;
 };
 
-StreamGrid stream_grid(const DeviceInfo& d, bool persistent, int width, int block, int per_thread) {
+StreamGrid stream_grid(const ProbeContext& ctx, bool persistent, int width, int block, int per_thread) {
+  const DeviceInfo& d = ctx.device();
   StreamGrid g;
   const long long chunk = (long long)block * per_thread;
-  const long long want = array_bytes(d) / width;
+  const long long want = array_bytes(ctx) / width;
   if (persistent) {
     g.blocks_per_sm = d.max_warps_per_sm * 32 / block;
-    g.blocks = (long long)d.sm_count * g.blocks_per_sm;
+    g.blocks = ctx.sized((long long)d.sm_count * g.blocks_per_sm, (long long)g.blocks_per_sm);  // --functional: one SM's worth
     g.trips = int(want / (chunk * g.blocks));
     g.n = chunk * g.blocks * g.trips;
   } else {
@@ -401,7 +403,7 @@ void run_shaped(ProbeContext& ctx) {
   const int per_thread = int(ctx.int_param("per_thread"));
   const DeviceInfo& d = ctx.device();
   if (block > d.max_threads_per_block || block > kShapedMaxThreads) ctx.skip("block larger than the device or kernel allows");
-  const StreamGrid g = stream_grid(d, kind == "persistent", width, block, per_thread);
+  const StreamGrid g = stream_grid(ctx, kind == "persistent", width, block, per_thread);
   if (g.blocks < 1 || g.trips < 1 || g.blocks > 0x7fffffffLL) ctx.skip("array too small or too large for this shape");
 
   const std::size_t bytes = std::size_t(g.n) * width;
@@ -551,7 +553,7 @@ void run_rw_mix(ProbeContext& ctx) {
   if ((reads == 0 || reads == 4) && grouping != MixGrouping::Block)
     ctx.skip("all reads or all writes: grouping makes no difference (measured once, under grouping=block)");
   const DeviceInfo& d = ctx.device();
-  const long long blocks = array_bytes(d) / 16 / kMixThreads / 4 * 4;
+  const long long blocks = array_bytes(ctx) / 16 / kMixThreads / 4 * 4;
   const std::size_t n = std::size_t(blocks) * kMixThreads;
   DeviceBuffer<uint4> src(n), dst(n);
   const int sample_every = int(std::max<long long>(1, blocks / kTimedBlocks));

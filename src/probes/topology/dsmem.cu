@@ -182,10 +182,12 @@ void run_bandwidth(ProbeContext& ctx) {
   const std::size_t smem = one_block_per_sm_shared_bytes(kernel, d.shared_per_block_optin);
   LaunchShape shape{size, kBwThreads, smem};
   require_cluster(ctx, kernel, shape, size);
-  const int clusters = max_active_clusters(kernel, shape, size);
-  if (clusters < 1) ctx.skip("no cluster of this size fits");
+  const int fitting = max_active_clusters(kernel, shape, size);
+  if (fitting < 1) ctx.skip("no cluster of this size fits");
+  // A --functional run: one cluster, one pass over its neighbour's buffer.
+  const int clusters = ctx.sized(fitting, 1);
   shape.grid = dim3(unsigned(clusters) * size);
-  const int passes = 64;
+  const int passes = ctx.sized(64, 1);
   DeviceBuffer<RegionTiming> timing(shape.grid.x);
   DeviceBuffer<uint32_t> sink(1);
   std::mt19937 rng(std::random_device{}());
