@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Runs every probe in --quick --single-sample mode (each point measured once: the tools slow
-# kernels a hundredfold) under compute-sanitizer's memcheck, racecheck and synccheck
+# Runs every probe in --quick mode, each point measured once (--single-sample; --functional for
+# the tools --functional-tools names: the tools slow kernels a hundredfold) under compute-sanitizer's memcheck, racecheck and synccheck
 # (on a machine with a GPU) and prints one summary line per tool. Exits 1 when any tool reports
 # an error, 2 when compute-sanitizer or the binary is missing.
 #
 #   scripts/sanitize.sh [--exe FILE] [--tools memcheck,racecheck] [--jobs N] [--out DIR]
 #                       [--group-depth D | --groups G1,G2...] [--exclude-kernels SUBSTRING]
-#                       [--exclude-from TOOLS] [--racecheck-skip IDS] [-- RUN ARGS...]
+#                       [--exclude-from TOOLS] [--racecheck-skip IDS] [--functional-tools TOOLS]
+#                       [-- RUN ARGS...]
+#
+# --functional-tools (default: racecheck) runs those tools' probes with `run --functional`
+# instead of --single-sample: every kernel at the smallest size that still runs all of its code
+# (a few blocks, one short trip, small buffers). Racecheck's cost grows with blocks and
+# shared-memory traffic: at the measuring sizes five groups of streaming probes did not finish in
+# ten minutes on an H200 (cp.async 4 of 84 points). memcheck and synccheck keep the measuring
+# sizes, where index arithmetic over gigabyte buffers is what memcheck can catch.
 #
 # Without RUN ARGS every probe runs, one process per group of probe ids sharing their first D
 # dotted parts (--group-depth, default 2: tensor.wgmma, power.idle, ...; 1 = one per category):
@@ -47,6 +55,7 @@ jobs=1
 exclude_kernels=nvjet
 exclude_from=racecheck,synccheck
 racecheck_skip=gemm.ceiling.cublas,power.gemm_efficiency,power.clock_response
+functional_tools=racecheck
 print_limit=20
 depth=2
 groups=
@@ -60,6 +69,7 @@ while (($#)); do
     --exclude-kernels) exclude_kernels=$2; shift 2 ;;
     --exclude-from) exclude_from=$2; shift 2 ;;
     --racecheck-skip) racecheck_skip=$2; shift 2 ;;
+    --functional-tools) functional_tools=$2; shift 2 ;;
     --group-depth) depth=$2; shift 2 ;;
     --groups) groups=$2; shift 2 ;;
     --) shift; run_args=("$@"); break ;;
@@ -71,7 +81,7 @@ sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/
 [[ -x $exe ]] || { echo "sanitize: no gpudissect binary at $exe (build first, or --exe FILE)" >&2; exit 2; }
 [[ $exclude_kernels =~ ^[A-Za-z0-9_]*$ ]] ||
   { echo "sanitize: --exclude-kernels takes one kernel-name substring (letters, digits, _), not '$exclude_kernels'" >&2; exit 2; }
-for t in ${tools//,/ } ${exclude_from//,/ }; do
+for t in ${tools//,/ } ${exclude_from//,/ } ${functional_tools//,/ }; do
   [[ $t == memcheck || $t == racecheck || $t == synccheck || $t == initcheck ]] ||
     { echo "sanitize: '$t' is not a compute-sanitizer tool (memcheck, racecheck, synccheck, initcheck)" >&2; exit 2; }
 done
@@ -122,10 +132,11 @@ sanitize_one() {
     fi
     ((${#skipped[@]})) && args=("${keep[@]}")
   fi
-  local filter=()
+  local filter=() mode=--single-sample
   [[ -n $exclude_kernels && ,$exclude_from, == *,$tool,* ]] && filter=(--kernel-name-exclude "kns=$exclude_kernels")
+  [[ ,$functional_tools, == *,$tool,* ]] && mode=--functional
   "$sanitizer" --tool "$tool" --target-processes all --print-limit "$print_limit" "${filter[@]}" \
-    "$exe" run --quick --single-sample --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
+    "$exe" run --quick "$mode" --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
   local rc=$?
   # The summary lines (compute-sanitizer prints one for the run, child processes included):
   # memcheck and synccheck "ERROR SUMMARY: N errors", racecheck "RACECHECK SUMMARY: H hazards
@@ -153,8 +164,8 @@ sanitize_one() {
     e=$((e - ra))
   fi
   echo "$e $p $rc $ra" >"$out/$tool-$name.result"
-  printf '  %-9s %-22s %s error(s) in %s summary line(s); run exit %s; %4s s; %s%s%s\n' "$tool" "$name" "$e" "$p" "$rc" \
-    "$((SECONDS - t0))" "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)" \
+  printf '  %-9s %-22s %s error(s) in %s summary line(s); run exit %s; %4s s %s; %s%s%s\n' "$tool" "$name" "$e" "$p" "$rc" \
+    "$((SECONDS - t0))" "${mode#--}" "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)" \
     "${skipped[*]:+; not run under racecheck: ${skipped[*]}}" \
     "$( ((ra > 0)) && echo "; $ra release/acquire report(s) set aside (racecheck does not model them)")"
 }

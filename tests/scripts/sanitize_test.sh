@@ -42,7 +42,8 @@ cat >"$tmp/bin/gd" <<'GD'
 #!/usr/bin/env bash
 case $1 in
   list) printf '%s\n' alpha.x.one alpha.x.two beta.y gamma.z ${FAKE_EXTRA:-} ;;
-  run) echo "2 ok, 0 skipped, 0 failed" ;;
+  run) [[ -n ${FAKE_MODES:-} ]] && echo "$3" >>"$FAKE_MODES"  # run --quick MODE ...
+       echo "2 ok, 0 skipped, 0 failed" ;;
 esac
 GD
 chmod +x "$tmp/bin/"*
@@ -124,6 +125,20 @@ FAKE_EXTRA="relacq.a mixed.b" "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --
   --out "$tmp/out11" >"$tmp/mixed.txt" 2>&1
 (($? == 1)) || fail "a report with a plain access must stay an error: $(cat "$tmp/mixed.txt")"
 grep -q '^racecheck: 1 error(s)' "$tmp/mixed.txt" || fail "the mixed report is not counted: $(cat "$tmp/mixed.txt")"
+
+# racecheck runs its probes at --functional sizes, the other tools at --single-sample's;
+# --functional-tools names the tools ('' none).
+FAKE_MODES=$tmp/modes.txt "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools memcheck,racecheck --groups beta.y \
+  --out "$tmp/out12" >"$tmp/modes-run.txt" 2>&1
+[[ $(sort "$tmp/modes.txt" | tr '\n' ' ') == "--functional --single-sample " ]] ||
+  fail "racecheck must run --functional and memcheck --single-sample: $(tr '\n' ' ' <"$tmp/modes.txt")"
+grep -q 'racecheck beta.y .* s functional;' "$tmp/modes-run.txt" || fail "the group line must say the mode: $(cat "$tmp/modes-run.txt")"
+rm -f "$tmp/modes.txt"
+FAKE_MODES=$tmp/modes.txt "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools racecheck --groups beta.y \
+  --functional-tools '' --out "$tmp/out13" >/dev/null 2>&1
+[[ $(cat "$tmp/modes.txt") == --single-sample ]] || fail "--functional-tools '' must run racecheck --single-sample"
+"$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --functional-tools racechek >/dev/null 2>&1
+(($? == 2)) || fail "an unknown tool in --functional-tools must be refused with exit 2"
 
 # One pool over tools and groups: 3 tools x 3 groups at --jobs 9 take about one second, not
 # three (one per tool).
