@@ -105,6 +105,42 @@ TEST_P(PatchedChains, LoadChainsAreGuardedByABarrierAndRenamingKeepsTheGuard) {
   EXPECT_EQ(unguarded.control(run.first + 1).wait_mask >> b & 1, 0) << "barrier 7 has no wait bit";
 }
 
+// sass.patch.scoreboard's barrier experiment renames the chase's barriers only: the slot fill,
+// thread and CTA ids and parameter loads before the chase keep theirs (ptxas guards them with the
+// same indices), so `to` = 7 leaves the chase unguarded and nothing else.
+TEST_P(PatchedChains, ChainBarrierRenameLeavesTheSetUpCodeGuarded) {
+  const auto cubin = binary_cubin_with(GetParam(), "lds_chase_kernel");
+  if (!cubin) GTEST_SKIP() << "no " << GetParam() << " code in this build";
+  const LocatedKernel k = locate_kernel(*cubin, "lds_chase_kernel");
+  const auto shape = find_chain(k);
+  std::vector<int> compiled;
+  for (const auto& r : shape.runs)
+    for (std::size_t i = r.first; i < r.first + r.count; ++i)
+      if (const int w = k.control(i).write_barrier; w < 6 && std::find(compiled.begin(), compiled.end(), w) == compiled.end())
+        compiled.push_back(w);
+  ASSERT_FALSE(compiled.empty());
+  const std::size_t first = shape.runs.front().first;
+  bool setup_uses_them = false;
+  for (std::size_t i = 0; i < first; ++i)
+    for (int c : compiled)
+      if (k.control(i).write_barrier == c || k.control(i).wait_mask >> c & 1) setup_uses_them = true;
+  ASSERT_TRUE(setup_uses_them) << "the set-up code shares the chase's barrier indices (else this test shows nothing)";
+  for (int to : {7, 5}) {
+    SCOPED_TRACE(to);
+    const LocatedKernel renamed{patch_chains::rename_chain_barriers(k, shape, compiled, to).apply(), k.name};
+    for (std::size_t i = 0; i < first; ++i) EXPECT_TRUE(renamed.control(i) == k.control(i)) << "set-up instruction " << i;
+    for (const auto& r : shape.runs)
+      for (std::size_t i = r.first; i < r.first + r.count; ++i) {
+        const ControlWord w = renamed.control(i);
+        EXPECT_EQ(w.write_barrier, to) << i;
+        for (int c : compiled)
+          if (c != to) EXPECT_EQ(w.wait_mask >> c & 1, 0) << i;
+        if (to < 6 && i > r.first) EXPECT_EQ(w.wait_mask >> to & 1, 1) << "the chain waits on its new barrier, " << i;
+      }
+  }
+  EXPECT_THROW(patch_chains::rename_chain_barriers(k, shape, compiled, 8), Error);
+}
+
 TEST_P(PatchedChains, FfmaRegisterFieldsAreWhereTheBankProbeWritesThem) {
   const auto cubin = binary_cubin_with(GetParam(), "ffma_bank_kernel");
   if (!cubin) GTEST_SKIP() << "no " << GetParam() << " code in this build";

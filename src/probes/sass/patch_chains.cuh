@@ -205,6 +205,47 @@ inline sass::ControlPatch stall_patch(const sass::LocatedKernel& k, const std::v
   return p;
 }
 
+// The chain's barriers (`compiled`: the write barriers ptxas put on its loads) renamed to `to`,
+// on the chain's instructions only: every instruction of the chain's form (its first word without
+// control bits and registers) from the first one on, lead-in loads before the periodic runs
+// included, sets `to` and waits on it instead; every other instruction after that first load
+// which waited on a compiled barrier (the chain result's consumers) waits on `to` as well. What
+// comes before the chain keeps its barriers: renamed there too, `to` = 7 (no barrier) let the
+// slot fill read SR_TID, SR_CgaCtaId and the kernel parameters before they landed, so the
+// unguarded launch measured broken set-up code (a misaligned address on an H200) instead of an
+// unguarded chain, and under racecheck stored into another CTA's shared window ("invalid
+// __shared__ write ... in a block that might not have entered yet").
+inline sass::ControlPatch rename_chain_barriers(const sass::LocatedKernel& k, const ChainShape& shape,
+                                                const std::vector<int>& compiled, int to) {
+  if (to < 0 || to > 7) throw Error("rename_chain_barriers: barrier " + std::to_string(to) + " is out of range");
+  const auto form = [&](std::size_t i) {
+    sass::Instruction128 w = k.word(i);
+    w.hi &= ~(sass::ControlWord::kMask | sass::RegisterFields::kHiMask);
+    w.lo &= ~sass::RegisterFields::kLoMask;
+    return w;
+  };
+  const sass::Instruction128 chain_form = form(shape.runs.at(0).first);
+  std::size_t first = 0;
+  while (first < k.size() && !(form(first) == chain_form)) ++first;
+  const auto is_compiled = [&](int b) { return std::find(compiled.begin(), compiled.end(), b) != compiled.end(); };
+  sass::ControlPatch p(k);
+  for (std::size_t i = first; i < k.size(); ++i) {
+    sass::ControlWord w = p.control(i);
+    const sass::ControlWord before = w;
+    bool waited = false;
+    for (int c : compiled)
+      if (w.wait_mask >> c & 1) waited = true;
+    if (form(i) == chain_form) {
+      if (is_compiled(w.write_barrier)) w.write_barrier = to;
+      if (is_compiled(w.read_barrier)) w.read_barrier = to;
+      for (int c : compiled) w.wait_mask &= std::uint8_t(~(1u << c));
+    }
+    if (waited && to < 6) w.wait_mask |= std::uint8_t(1u << to);
+    if (!(w == before)) p.set_control(i, w);
+  }
+  return p;
+}
+
 inline StallTrial stall_trial(int stall, const ChainResult& r, int wrong) {
   return {stall, r.completed(), wrong, r.fit.slope};
 }

@@ -158,10 +158,10 @@ void run_scoreboard(ProbeContext& ctx) {
   };
   add({"unpatched", "one chase", false, {}}, nullptr);
   add({"unpatched", "two chases", true, {}}, nullptr);
-  // Every barrier index in turn guards the chase (7 is "none"; 6 has no wait bit).
+  // Every barrier index in turn guards the chase (7 is "none"; 6 has no wait bit), the rest of
+  // the kernel keeping its own.
   for (int b = 0; b <= 7; ++b) {
-    sass::ControlPatch p(one);
-    for (int c : barriers) p.rename_barrier(c, b);
+    const sass::ControlPatch p = rename_chain_barriers(one, one_shape, barriers, b);
     add({"barrier", std::to_string(b), false, {}}, &p);
   }
   for (int drop : {-1, 0, 1}) {
