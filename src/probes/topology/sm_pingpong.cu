@@ -115,7 +115,12 @@ void run_pingpong(ProbeContext& ctx) {
   } else {
     for (int i = 0; i < csize; ++i) pairs.push_back(int2{i, csize + (i * 5 + 3) % csize});
   }
-  const int rounds = ctx.quick() ? 50 : 100;
+  // A --functional run (racecheck) passes the flag 4 times per pair: every pair still runs.
+  const int rounds = ctx.sized(ctx.quick() ? 50 : 100, 4);
+  // The whole launch's deadline: 2 s at native speed; under compute-sanitizer (single-sample
+  // runs) each polling load is instrumented, and on an H200 racecheck's DSMEM launch of 120 pairs
+  // x 50 rounds outlasted 2 s.
+  const unsigned long long timeout_ns = ctx.single_sample() ? 120000000000ull : 2000000000ull;
   const int npairs = int(pairs.size());
   DeviceBuffer<int2> dpairs(pairs.size());
   dpairs.from_host(pairs);
@@ -133,9 +138,10 @@ void run_pingpong(ProbeContext& ctx) {
         turn.fill_zero();
         failed.fill_zero();
         launch_ex(ctx, kernel, shape, LaunchAttrs{unsigned(csize)}, dpairs.get(), npairs, rounds, gflags.get(), turn.get(),
-                  out.get(), 2000000000ull, failed.get());
+                  out.get(), timeout_ns, failed.get());
         GD_CUDA_CHECK(cudaDeviceSynchronize());
-        if (failed.to_host()[0]) throw Error("SM ping-pong timed out (a partner never answered)");
+        if (failed.to_host()[0])
+          throw Error("SM ping-pong timed out (a partner never answered within " + std::to_string(timeout_ns / 1000000000ull) + " s)");
         last = out.to_host();
         std::vector<double> rt;
         for (const PairResult& r : last) rt.push_back(double(r.cycles) / rounds);
