@@ -23,6 +23,18 @@ double median_of(std::vector<double> v) {
 
 }  // namespace
 
+namespace {
+std::vector<double> finite_only(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (double x : v)
+    if (std::isfinite(x)) out.push_back(x);
+  return out;
+}
+}  // namespace
+
+std::vector<double> PartitionMap::nears() const { return finite_only(near); }
+std::vector<double> PartitionMap::fars() const { return finite_only(far); }
+
 PartitionMap partition_two_way(const std::vector<std::vector<double>>& latency) {
   const std::size_t sms = latency.size();
   if (sms == 0 || latency[0].empty()) throw std::invalid_argument("partition_two_way: empty latency matrix");

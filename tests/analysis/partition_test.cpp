@@ -50,6 +50,9 @@ TEST(Partition, SmWithoutNearLinesAddsNoGap) {
   EXPECT_TRUE(std::isnan(m.near[0]));
   EXPECT_EQ(m.far[0], 100);
   EXPECT_EQ(m.separation, 0);
+  // The probes summarize nears() and fars(): the SM without a near line is left out, not a NaN.
+  EXPECT_EQ(m.nears(), std::vector<double>{50});
+  EXPECT_EQ(m.fars(), std::vector<double>{100});
 }
 
 TEST(Partition, RejectsBadInput) {

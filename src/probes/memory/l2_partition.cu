@@ -213,12 +213,10 @@ void run_partition(ProbeContext& ctx) {
   for (std::size_t s = 0; s < sms.size(); ++s)
     for (int j = 0; j < lines; ++j)
       if (m.line_home[j] != m.sm_group[s]) far_again.push_back(again[s][j]);
-  ctx.metric("latency/near_cycles", summarize(m.near));
-  std::vector<double> fars;
-  for (double f : m.far)
-    if (std::isfinite(f)) fars.push_back(f);
+  const std::vector<double> nears = m.nears(), fars = m.fars();
+  ctx.metric("latency/near_cycles", summarize(nears));
   if (!fars.empty()) ctx.metric("latency/far_cycles", summarize(fars));
-  ctx.metric("latency/near_ns", summarize(m.near).median / mhz * 1e3);
+  ctx.metric("latency/near_ns", summarize(nears).median / mhz * 1e3);
   if (!fars.empty()) ctx.metric("latency/far_ns", summarize(fars).median / mhz * 1e3);
   if (!far_again.empty()) ctx.metric("latency/far_lines_again_cycles", summarize(far_again));
   ctx.metric("partition/separation_cycles", m.separation);
@@ -246,9 +244,10 @@ void summarize_partition(SummaryContext& sc) {
     nlohmann::json per_sm = nlohmann::json::array();
     for (std::size_t s = 0; s < sms.size(); ++s) {
       groups[m.sm_group[s]].push_back(sms[s]);
-      per_sm.push_back({{"sm", sms[s]}, {"group", m.sm_group[s]}, {"near_cycles", m.near[s]},
+      per_sm.push_back({{"sm", sms[s]}, {"group", m.sm_group[s]},
+                        {"near_cycles", std::isfinite(m.near[s]) ? nlohmann::json(m.near[s]) : nlohmann::json()},
                         {"far_cycles", std::isfinite(m.far[s]) ? nlohmann::json(m.far[s]) : nlohmann::json()},
-                        {"near_ns", r->sm_clock_mhz > 0 ? m.near[s] / r->sm_clock_mhz * 1e3 : 0.0},
+                        {"near_ns", r->sm_clock_mhz > 0 && std::isfinite(m.near[s]) ? m.near[s] / r->sm_clock_mhz * 1e3 : 0.0},
                         {"far_ns", r->sm_clock_mhz > 0 && std::isfinite(m.far[s]) ? m.far[s] / r->sm_clock_mhz * 1e3 : 0.0}});
     }
     out.extra["groups_sm_ids"] = groups;
@@ -344,11 +343,9 @@ void run_dram_partition(ProbeContext& ctx) {
   for (int j = 0; j < sl.lines; ++j) same_line += m.line_home[j] == by_hits.line_home[j];
   same_sm = std::max(same_sm, sms.size() - same_sm);
   same_line = std::max(same_line, std::size_t(sl.lines) - same_line);
-  std::vector<double> fars;
-  for (double f : m.far)
-    if (std::isfinite(f)) fars.push_back(f);
-  ctx.metric("latency/near_dram_cycles", summarize(m.near));
-  ctx.metric("latency/near_dram_ns", summarize(m.near).median / mhz * 1e3);
+  const std::vector<double> nears = m.nears(), fars = m.fars();
+  ctx.metric("latency/near_dram_cycles", summarize(nears));
+  ctx.metric("latency/near_dram_ns", summarize(nears).median / mhz * 1e3);
   if (!fars.empty()) {
     ctx.metric("latency/far_dram_cycles", summarize(fars));
     ctx.metric("latency/far_dram_ns", summarize(fars).median / mhz * 1e3);
