@@ -18,6 +18,7 @@
 #include "gpudissect_revision.h"
 #include "report/format.hpp"
 #include "core/child_process.hpp"
+#include "core/clock_check.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/executor.hpp"
@@ -411,6 +412,7 @@ int do_run(const RunArgs& args) {
   }
   opts.isolate = isolate;
   opts.watchdog_s = args.watchdog_s;
+  opts.application_sm_clock_mhz = application_sm_clock_mhz(header.gpu_state, device);
   auto planned = plan(probes, device);
   apply_axis_overrides(planned, axis_overrides);
   // The state after the last probe, and where the time went, go into the journal's finish line.
@@ -431,7 +433,8 @@ int do_run(const RunArgs& args) {
   write_file_atomic(stem + ".csv", csv.str());
   std::cout << "\n" << s.ok << " ok, " << s.skipped << " skipped, " << s.failed << " failed; SASS: "
             << s.sass_mismatch << " mismatch, " << s.sass_unverified << " unverified; " << s.unconverged
-            << " not converged; " << s.throttled << " throttled" << (s.interrupted ? " (interrupted)" : "") << "\n"
+            << " not converged; " << s.throttled << " throttled; " << s.below_application_clock
+            << " below the application clock" << (s.interrupted ? " (interrupted)" : "") << "\n"
             << "results: " << stem << ".json (.jsonl, .md, .csv), database " << db.path() << "\n";
   print_slowest(std::cout, walls, steady_now_s() - run_t0);
   if (s.sass_mismatch)

@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/child_process.hpp"
+#include "core/clock_check.hpp"
 #include "core/error.hpp"
 #include "core/match.hpp"
 #include "core/nvml.hpp"
@@ -131,6 +132,7 @@ void count(ExecuteSummary& s, const Record& r) {
   if (r.sass.status == SassStatus::Unverified && r.status == Status::Ok) ++s.sass_unverified;
   if (r.status == Status::Ok && !r.derived && r.convergence.recorded && !r.convergence.converged) ++s.unconverged;
   if (const auto by = throttled_by(r); by && !by->empty() && !r.derived) ++s.throttled;
+  if (r.status == Status::Ok && !r.derived && has_flag(r, kClockBelowApplicationFlag)) ++s.below_application_clock;
 }
 
 // A sticky error poisons the context; a fresh one lets the remaining probes run.
@@ -188,6 +190,7 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
                                {"power_w", n.power_w}, {"temperature_c", n.temperature_c}};
   }
   r.elapsed_s = steady_now_s() - t0 - verify_s;
+  check_clock(r, opts.application_sm_clock_mhz);
   return r;
 }
 
@@ -282,6 +285,7 @@ std::vector<Record> run_isolated(const ProbeSpec& spec, const std::vector<Params
     }
     r.sass = check_point(spec, device, r, verify);
     r.extra["isolated"] = true;
+    check_clock(r, opts.application_sm_clock_mhz);
     count(summary, r);
     emit(sinks, r);
     records.push_back(std::move(r));
@@ -311,7 +315,7 @@ std::vector<Record> run_isolated(const ProbeSpec& spec, const std::vector<Params
 
 // Runs the probe's analysis step; derived records are counted into the summary.
 void run_summary(const ProbeSpec& spec, const std::vector<Record>& records, const DeviceInfo& device,
-                 const std::vector<RecordSink*>& sinks, ExecuteSummary& summary) {
+                 const std::vector<RecordSink*>& sinks, ExecuteSummary& summary, double application_mhz) {
   const bool any_ok = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.status == Status::Ok; });
   if (!spec.summarize || !any_ok) return;
   SummaryContext sc(spec, records, device);
@@ -323,6 +327,7 @@ void run_summary(const ProbeSpec& spec, const std::vector<Record>& records, cons
     r.reason = std::string("analysis failed: ") + e.what();
   }
   for (Record& r : sc.derived()) {
+    check_clock(r, application_mhz);
     count(summary, r);
     emit(sinks, r);
   }
@@ -336,7 +341,7 @@ std::vector<Record> resummarize(const ProbeSpec& spec, const std::vector<Record>
     void on_record(const Record& r) override { out.push_back(r); }
   } collect;
   ExecuteSummary ignored;
-  run_summary(spec, points, device, {&collect}, ignored);
+  run_summary(spec, points, device, {&collect}, ignored, 0);
   return collect.out;
 }
 
@@ -439,7 +444,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
     if (points.empty()) return;
     if (is_isolated(spec, opts)) {
       const auto records = run_isolated(spec, points, device, opts, verify, sinks, summary, progress);
-      if (!g_interrupted) run_summary(spec, records, device, sinks, summary);
+      if (!g_interrupted) run_summary(spec, records, device, sinks, summary, opts.application_sm_clock_mhz);
       return;
     }
     const double cap = probe_cap(spec, opts);
@@ -454,7 +459,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       records.push_back(std::move(r));
       progress.advance();
     }
-    if (!g_interrupted) run_summary(spec, records, device, sinks, summary);
+    if (!g_interrupted) run_summary(spec, records, device, sinks, summary, opts.application_sm_clock_mhz);
   };
   for (const auto& pp : planned) {
     if (g_interrupted) break;

@@ -63,6 +63,9 @@ struct ExecuteOptions {
   SamplingOverride sampling;     // the user's repetition settings over every probe's policy
   bool progress = true;          // progress line with ETA on stderr
   double time_cap_scale = 1.0;   // multiplies each probe's time cap
+  // The card's application SM clock (core/clock_check.hpp): every record whose in-run clock is
+  // more than 3 % under it is flagged clock_below_application; 0 leaves records unflagged.
+  double application_sm_clock_mhz = 0;
   // Where each probe's wall time goes when set: its points (an isolated child's start included),
   // SASS checks and analysis, in run order. Read by the run file's finish line.
   std::vector<std::pair<std::string, double>>* probe_wall_s = nullptr;
@@ -74,6 +77,7 @@ struct ExecuteSummary {
   int sass_unverified = 0; // measured records with something left unchecked
   int unconverged = 0;     // measured points whose repetition stopped before its target
   int throttled = 0;       // measured points during which NVML saw a clock limiter act
+  int below_application_clock = 0;  // measured points whose in-run SM clock was > 3 % under the application clock
   bool interrupted = false;
   // A run fails when a point failed or measured code that is not the code intended.
   bool failed_any() const { return failed > 0 || sass_mismatch > 0; }

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "core/ncu.hpp"
 #include "core/probe.hpp"
+#include "core/clock_check.hpp"
 #include "core/timing.hpp"
 
 namespace gd {
@@ -150,6 +151,7 @@ Record& SummaryContext::derive(Params params, const std::vector<const Record*>& 
     r.sm_clock_detail = "its source points have no in-run SM clock";
   }
   r.extra["derived_from_points"] = sources.size();
+  inherit_flags(r, sources);
   derived_.push_back(std::move(r));
   return derived_.back();
 }

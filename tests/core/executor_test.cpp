@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/clock_check.hpp"
 #include "core/error.hpp"
 
 namespace gd {
@@ -359,6 +360,31 @@ TEST(Execute, PointsRecordConvergenceAndClockProvenance) {
   EXPECT_EQ(records[1].sm_clock_source, ClockSource::None);
   EXPECT_EQ(records[1].sm_clock_mhz, 0) << "nothing borrowed from outside the timed work";
   EXPECT_EQ(records[1].sm_clock_detail, "copy engines only");
+}
+
+// Points measured more than 3 % under the application clock carry the flag, whatever NVML said,
+// and a derived record inherits it from any of its points (issue 25: wgmma at 1612 MHz in-kernel
+// read as a clean 1980 MHz record).
+TEST(Execute, PointsBelowTheApplicationClockAreFlaggedAndDerivedRecordsInheritIt) {
+  ProbeSpec p = summing_probe();
+  p.run = [](ProbeContext& ctx) {
+    ctx.launched_by_name("k");
+    const std::int64_t x = ctx.int_param("x");
+    ctx.set_observed_sm_clock_mhz(x == 2 ? 1900 : 1980);  // 1900 / 1980 = 0.96: more than 3 % under
+    ctx.metric("value/x", double(x));
+  };
+  ExecuteOptions o;
+  o.application_sm_clock_mhz = 1980;
+  ExecuteSummary s;
+  const auto records = run_with(p, {}, &s, o);
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_FALSE(has_flag(records[0], kClockBelowApplicationFlag));
+  EXPECT_TRUE(has_flag(records[1], kClockBelowApplicationFlag));
+  EXPECT_DOUBLE_EQ(records[1].extra["clock_check"]["application_mhz"].get<double>(), 1980);
+  EXPECT_TRUE(has_flag(records[3], kClockBelowApplicationFlag)) << "the derived sum inherits its point's flag";
+  EXPECT_EQ(s.below_application_clock, 1) << "measured points only";
+  o.application_sm_clock_mhz = 0;
+  for (const Record& r : run_with(p, {}, nullptr, o)) EXPECT_TRUE(record_flags(r).empty()) << "no reference: no verdict";
 }
 
 TEST(Execute, DerivedRecordsTakeTheirClockAndConvergenceFromTheirSources) {
