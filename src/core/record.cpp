@@ -60,6 +60,13 @@ SassCheck combine(const std::vector<SassCheck>& checks) {
   for (const SassCheck& c : checks)
     if (severity(c.status) > severity(worst->status)) worst = &c;
   if (checks.size() == 1) return *worst;
+  // A value derived from points that ran no kernel of ours (a library's GEMM, the copy engines)
+  // and points whose kernels were checked may come from either: nothing vouches for all of it.
+  const auto unchecked = std::count_if(checks.begin(), checks.end(),
+                                       [](const SassCheck& c) { return c.status == SassStatus::NotApplicable; });
+  if (worst->status == SassStatus::Verified && unchecked > 0)
+    return {SassStatus::Unverified, std::to_string(unchecked) + " of " + std::to_string(checks.size()) +
+                                        " points ran no kernel of ours (nothing checked there); the others: " + worst->detail};
   return {worst->status, "worst of " + std::to_string(checks.size()) + " points: " + worst->detail};
 }
 

@@ -162,10 +162,22 @@ TEST(Combine, WorstSassStatusWins) {
       na{SassStatus::NotApplicable, "d"};
   EXPECT_EQ(combine(std::vector<SassCheck>{v, m, u}).status, SassStatus::Mismatch);
   EXPECT_EQ(combine(std::vector<SassCheck>{v, u}).status, SassStatus::Unverified);
-  EXPECT_EQ(combine(std::vector<SassCheck>{na, v}).status, SassStatus::Verified);
   EXPECT_EQ(combine(std::vector<SassCheck>{na, na}).status, SassStatus::NotApplicable);
   EXPECT_EQ(combine(std::vector<SassCheck>{}).status, SassStatus::Unverified) << "derived from nothing";
   EXPECT_EQ(combine(std::vector<SassCheck>{m}).detail, "c");
+}
+
+// A derived value over a library's points (cuBLAS: no kernel of ours, not_applicable) and checked
+// points may come from the library: it is not verified (issue 25: combine() ranked it verified).
+TEST(Combine, LibraryOnlyAndVerifiedPointsAreNotVerified) {
+  const SassCheck v{SassStatus::Verified, "a"}, na{SassStatus::NotApplicable, "no SM kernel runs by design"},
+      m{SassStatus::Mismatch, "c"};
+  const SassCheck mixed = combine(std::vector<SassCheck>{na, v, v});
+  EXPECT_EQ(mixed.status, SassStatus::Unverified);
+  EXPECT_NE(mixed.detail.find("1 of 3 points ran no kernel of ours"), std::string::npos) << mixed.detail;
+  EXPECT_EQ(combine(std::vector<SassCheck>{v, na}).status, SassStatus::Unverified) << "order does not matter";
+  EXPECT_EQ(combine(std::vector<SassCheck>{na, m}).status, SassStatus::Mismatch) << "a mismatch still wins";
+  EXPECT_EQ(combine(std::vector<SassCheck>{v, v}).status, SassStatus::Verified);
 }
 
 TEST(Combine, ConvergenceHoldsOnlyIfEveryPartConverged) {
