@@ -63,7 +63,10 @@ TEST(CacheLevels, CachedChaseFindsL1L2FarBlendAndDram) {
 }
 
 TEST(CacheLevels, EveryLevelsLatencyIsTheMedianOfItsPoints) {
-  for (const auto& l : cache_levels(h200_like(), true, kL2)) {
+  const auto levels = cache_levels(h200_like(), true, kL2);
+  ASSERT_EQ(levels.size(), 4u) << "L1, L2, the far blend and DRAM: no level would pass the loop vacuously";
+  for (const auto& l : levels) {
+    EXPECT_GT(l.cycles, 0) << l.name;
     ASSERT_FALSE(l.samples.empty()) << l.name;
     EXPECT_DOUBLE_EQ(l.cycles, summarize(l.samples).median) << l.name;
   }

@@ -37,6 +37,8 @@ TEST(Partition, FindsTwoGroupsTheirLinesAndNearFar) {
 TEST(Partition, UniformMatrixIsOneGroupWithNoFarLines) {
   const std::vector<std::vector<double>> lat(4, std::vector<double>(5, 250));
   const PartitionMap m = partition_two_way(lat);
+  ASSERT_EQ(m.sm_group.size(), 4u) << "one group per SM: an empty map would pass the loops vacuously";
+  ASSERT_EQ(m.far.size(), 4u);
   for (int g : m.sm_group) EXPECT_EQ(g, 0);
   for (double f : m.far) EXPECT_TRUE(std::isnan(f));
   EXPECT_EQ(m.separation, 0);

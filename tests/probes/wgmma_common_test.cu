@@ -1,6 +1,8 @@
 // The host side of the wgmma probes: the shared-memory layouts and descriptors of
 // core/ptx_wgmma.cuh, the accumulator fragment map, and the tile check, which must pass a tile
 // made from the reference itself and fail one with a single wrong element.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -122,7 +124,14 @@ TEST(WgmmaOperands, MirroredStepsCancel) {
   pb.a_data = o.a.bytes.data();
   pb.b = o.b.desc;
   pb.b_data = o.b.bytes.data();
+  // Zero operands would cancel too: the test needs non-zero A and B and a full tile.
+  const auto nonzero = [](const std::vector<std::uint8_t>& b) {
+    return std::any_of(b.begin(), b.end(), [](std::uint8_t x) { return x != 0; });
+  };
+  ASSERT_TRUE(nonzero(o.a.bytes));
+  ASSERT_TRUE(nonzero(o.b.bytes));
   const ReferenceTile ref = mma_reference(pb);
+  ASSERT_EQ(ref.value.size(), std::size_t(pb.m * pb.n));
   for (double v : ref.value) EXPECT_NEAR(v, 0.0, 1e-9);
 }
 

@@ -55,6 +55,14 @@ TEST_P(CubinPerArch, ExitOffsetsPointAtExitInstructions) {
   GD_REQUIRE_DISASSEMBLER();
   const Cubin c = compile_cubin(kChainSource, GetParam());
   const Disassembly d = disassemble(c);
+  // A cubin with no kernel or kernels with no exit offsets would pass the loop below vacuously.
+  ASSERT_FALSE(c.kernels().empty());
+  std::size_t checked = 0;
+  for (const auto& k : c.kernels()) {
+    EXPECT_FALSE(k.info.exit_offsets.empty()) << k.name;
+    checked += k.info.exit_offsets.size();
+  }
+  ASSERT_GT(checked, 0u);
   for (const auto& k : c.kernels())
     for (auto off : k.info.exit_offsets) {
       const auto& insts = d.kernels.at(k.name);
