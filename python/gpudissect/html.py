@@ -145,6 +145,43 @@ def coverage_figure(coverage: list[dict]) -> Figure | None:
                   height=max(2.5, 0.22 * len(cats) + 1))
 
 
+GLANCE = "The chip at a glance"
+
+
+def _headline_bars(headlines: list[dict], title: str, pick, xlabel: str, fid: str) -> Figure | None:
+    """Horizontal bars of the headlines `pick` selects, each labelled with its value and record."""
+    rows = [h for h in headlines if pick(h) and isinstance(h.get("value"), (int, float))]
+    if not rows:
+        return None
+
+    def draw(ax):
+        ys = range(len(rows))
+        ax.barh(ys, [h["value"] for h in rows], color="#4c72b0")
+        ax.set_yticks(ys, [h["title"] for h in rows], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel(xlabel)
+        ax.set_xlim(0, max(h["value"] for h in rows) * 1.35)
+        for y, h in zip(ys, rows):
+            ax.text(h["value"], y, f" {h['value']:.4g}", va="center", fontsize=6)
+
+    return Figure(fid, title, "bars", draw, height=max(1.6, 0.28 * len(rows) + 0.8),
+                  caption="headlines: the best record of each quantity")
+
+
+def glance_figures(headlines: list[dict]) -> list[Figure]:
+    """The first page's figures: bandwidth per level, latency per level, tensor and GEMM rates."""
+    figs = [
+        _headline_bars(headlines, "Bandwidth per memory level", lambda h: h.get("unit") == "TB/s",
+                       "bandwidth (TB/s)", GLANCE),
+        _headline_bars(headlines, "Latency per memory level", lambda h: h.get("unit") == "cycles"
+                       and h.get("quantity", "").split(".")[0] in ("l1", "l2", "dram"), "latency (cycles)", GLANCE),
+        _headline_bars(headlines, "Tensor-core and GEMM rates per type",
+                       lambda h: h.get("unit") in ("TFLOPS", "TOPS") and h.get("quantity", "").startswith(("tensor", "gemm")),
+                       "rate (TFLOPS or TOPS)", GLANCE),
+    ]
+    return [f for f in figs if f is not None]
+
+
 def build_html(df: pd.DataFrame | None, context: dict) -> str:
     """The page: context["markdown"] (the binary's report) with the figures the records call for;
     context["probes"] holds each probe's declared views and metrics, context["coverage"] the
@@ -153,6 +190,9 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
     by_anchor: dict[str, list[Figure]] = {}
     for f in figs:
         by_anchor.setdefault(f.anchor, []).append(f)
+    glance = glance_figures(context.get("headlines") or [])
+    if glance:
+        by_anchor[GLANCE] = glance
     cov = coverage_figure(context.get("coverage") or [])
     if cov:
         by_anchor.setdefault("coverage", []).insert(0, cov)

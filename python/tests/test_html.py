@@ -29,3 +29,22 @@ def test_figures_follow_their_probe_heading_and_are_counted():
     assert 'id="more-figures"' in page
     # Nothing to fetch: no scripts, stylesheets or addresses but the SVG/XLink namespace names.
     assert not re.search(r"<script|<link|<img|https?://(?!www\.w3\.org/(2000/svg|1999/xlink))", page)
+
+
+def test_the_chip_at_a_glance_draws_the_headlines_after_its_heading():
+    headlines = [
+        {"quantity": "dram.read_bandwidth", "title": "DRAM read bandwidth", "value": 4.68, "unit": "TB/s"},
+        {"quantity": "l2.read_bandwidth", "title": "L2 read bandwidth", "value": 12.3, "unit": "TB/s"},
+        {"quantity": "l1.latency", "title": "L1 hit latency", "value": 32.0, "unit": "cycles"},
+        {"quantity": "ffma.latency", "title": "FFMA latency", "value": 4.0, "unit": "cycles"},
+        {"quantity": "tensor.wgmma.f16_f32", "title": "wgmma f16", "value": 871.5, "unit": "TFLOPS"},
+        {"quantity": "launch.overhead", "title": "launch", "value": 2.1, "unit": "us"},
+    ]
+    md = "# gpudissect report\n\n## The chip at a glance\n\ntext\n\n## memory\n\nmore\n"
+    page = build_html(None, {"markdown": md, "headlines": headlines})
+    glance = page.index("The chip at a glance")
+    figs = [m.start() for m in re.finditer(r'<figure class="gd-figure"', page)]
+    assert len(figs) == 3, "bandwidth, latency and tensor rates"
+    assert all(glance < f < page.index(">memory<") for f in figs), "drawn under the first section"
+    assert "FFMA latency" not in page, "an ALU latency is not a memory level"
+    assert build_html(None, {"markdown": md, "headlines": []}).count("gd-figure\"") == 0

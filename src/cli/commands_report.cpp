@@ -21,7 +21,9 @@
 #include "report/coverage.hpp"
 #include "report/cross_generation.hpp"
 #include "report/csv.hpp"
+#include "report/format.hpp"
 #include "report/guide.hpp"
+#include "report/headlines.hpp"
 #include "report/html_report.hpp"
 #include "report/item_values.hpp"
 #include "report/markdown.hpp"
@@ -47,7 +49,8 @@ nlohmann::json html_context(const RunDocument& doc, const std::string& markdown)
           {"markdown", markdown},
           {"probes", probes_reading_json(probes)},
           {"coverage", is_reference(doc) ? nlohmann::json::array()
-                                         : coverage_categories_json(compute_coverage(probes, &doc))}};
+                                         : coverage_categories_json(compute_coverage(probes, &doc))},
+          {"headlines", is_reference(doc) ? nlohmann::json::array() : headlines_json(resolve_headlines(doc))}};
 }
 
 int do_report(const ReportArgs& args) {
@@ -202,6 +205,34 @@ void add_guide(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, args] { action = [args] { return do_guide(*args); }; });
 }
 
+struct HeadlinesArgs {
+  std::string run;
+  std::string out;
+  bool json = false;
+};
+
+// The figures README, notes and the report quote: one resolver (report/headlines.hpp).
+int do_headlines(const HeadlinesArgs& args) {
+  const OutputPath out = output_of(args.out);
+  const RunDocument doc = read_run_file(args.run);
+  if (is_reference(doc)) throw UserError(args.run + ": a reference dataset; headlines are resolved from a run");
+  const auto headlines = resolve_headlines(doc);
+  if (args.json) out.write(headlines_json(headlines).dump(2) + "\n");
+  else out.write("# Headlines: " + markdown_escape(chip_label(doc)) + "\n\n" + headlines_markdown(headlines));
+  return 0;
+}
+
+void add_headlines(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand(
+      "headlines", "Each quantity's headline in a run: the best honest record of it, named with the shape that won, "
+                   "its SM clock and its verdicts");
+  auto args = std::make_shared<HeadlinesArgs>();
+  cmd->add_option("run", args->run, "Run file")->required()->type_name("RUN.json");
+  cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
+  cmd->add_flag("--json", args->json, "One JSON array (quantity, value, unit, record, shape, clock, verdicts)");
+  cmd->callback([&action, args] { action = [args] { return do_headlines(*args); }; });
+}
+
 struct ImportArgs {
   std::vector<std::string> runs;
   std::string db = "results/results.db";
@@ -267,6 +298,7 @@ void add_report_commands(CLI::App& app, std::function<int()>& action) {
   add_compare(app, action);
   add_coverage(app, action);
   add_guide(app, action);
+  add_headlines(app, action);
   add_import(app, action);
   add_recover(app, action);
 }

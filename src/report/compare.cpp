@@ -9,6 +9,7 @@
 
 #include "core/json_fields.hpp"
 #include "report/format.hpp"
+#include "report/headlines.hpp"
 #include "report/run_view.hpp"
 
 namespace gd {
@@ -291,6 +292,23 @@ nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b, con
                        {"improvements", changes.improvements}, {"changed", changes.changed}}}};
 }
 
+// Each quantity's headline in A and B (report/headlines.hpp), with the record that won on each side:
+// the headline may come from another probe or shape in each run.
+static std::string headlines_side_by_side(const RunDocument& a, const RunDocument& b) {
+  MarkdownTable t;
+  t.column("Quantity").column("A", MarkdownTable::Align::Right).column("B", MarkdownTable::Align::Right)
+      .column("B/A", MarkdownTable::Align::Right).column("Unit").column("Record in A").column("Record in B");
+  for (const HeadlineRule& rule : headline_rules()) {
+    const auto ha = resolve_headline(a, rule), hb = resolve_headline(b, rule);
+    if (!ha && !hb) continue;
+    const auto cell = [](const std::optional<Headline>& h) { return h ? fmt_num(h->value.value, 4) : std::string("–"); };
+    const auto src = [](const std::optional<Headline>& h) { return h ? markdown_escape(headline_source_label(*h)) : std::string(); };
+    const std::string ratio = ha && hb && ha->value.value != 0 ? fmt_num(hb->value.value / ha->value.value, 4) : "";
+    t.row({markdown_escape(rule.title), cell(ha), cell(hb), ratio, markdown_escape(rule.unit), src(ha), src(hb)});
+  }
+  return t.empty() ? "" : "## Headlines\n\n" + t.render() + "\n";
+}
+
 std::string compare_runs(const RunDocument& a, const RunDocument& b, const CompareOptions& opts) {
   const Matching m = match_records(a, b);
   const auto& [comparable, blocked] = split_matched(m);
@@ -304,6 +322,7 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b, const Compa
   os << "# gpudissect comparison: " << markdown_escape(device_name(a.device)) << " (A) vs "
      << markdown_escape(device_name(b.device)) << " (B)\n\n";
   os << run_line("A", a) << run_line("B", b) << "\n";
+  os << headlines_side_by_side(a, b);
   os << "## Devices\n\n" << side_by_side(device_facts(a.device), device_facts(b.device)) << "\n";
   os << "## Runs\n\n" << side_by_side(run_facts(a), run_facts(b)) << "\n";
   os << "## Summary\n\n"

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report/format.hpp"
+#include "report/headlines.hpp"
 #include "report/seed_items.hpp"
 
 namespace gd {
@@ -59,6 +60,11 @@ std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::
     }
     return out;
   }
+  // A quantity with a headline rule is answered by its headline (the best of every record that
+  // measures it), so coverage, the guide and the report's summary say the same number.
+  for (const HeadlineRule& rule : headline_rules())
+    if (!rule.item.empty())
+      if (auto h = resolve_headline(doc, rule)) out.emplace(rule.item, h->value);
   for (const ProbeSpec* p : probes)
     for (const SeedCover& c : p->covers) {
       if (out.count(c.item)) continue;

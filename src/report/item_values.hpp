@@ -32,7 +32,8 @@ bool is_reference(const RunDocument& doc);
 // The chip a document is about: the device name, "(reference)" appended for a reference dataset.
 std::string chip_label(const RunDocument& doc);
 
-// Item id -> value. For a run, the first ok record of a covering probe whose params include the
+// Item id -> value. For a run, an item with a headline rule (report/headlines.hpp) is its headline;
+// any other, the first ok record of a covering probe whose params include the
 // cover's `where` and that carries its metric, and the platform items the run's device
 // description answers (SM count, L2 size, ... as the driver reported them at run time); for a
 // reference, each record whose id is an item.

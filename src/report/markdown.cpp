@@ -1,12 +1,15 @@
 #include "report/markdown.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <sstream>
 
+#include "core/clock_check.hpp"
 #include "report/coverage.hpp"
 #include "report/format.hpp"
 #include "report/guide.hpp"
+#include "report/headlines.hpp"
 #include "report/item_values.hpp"
 #include "report/probe_json.hpp"
 #include "report/run_view.hpp"
@@ -27,6 +30,7 @@ struct Counts {
   int verified = 0, mismatch = 0, unverified = 0, not_applicable = 0;  // over ok records
   int unconverged = 0;                                                  // over measured records
   int throttled = 0;                                                    // over measured records
+  int below_clock = 0;  // measured records more than 3 % under the application clock
 };
 
 Counts count(const std::vector<Record>& records) {
@@ -44,6 +48,7 @@ Counts count(const std::vector<Record>& records) {
     ++(r.derived ? c.analysis : c.measured);
     if (!r.derived && r.convergence.recorded && !r.convergence.converged) ++c.unconverged;
     if (!r.derived && !throttle_cell(r).empty()) ++c.throttled;
+    if (!r.derived && has_flag(r, kClockBelowApplicationFlag)) ++c.below_clock;
     switch (r.sass.status) {
       case SassStatus::Verified: ++c.verified; break;
       case SassStatus::Mismatch: ++c.mismatch; break;
@@ -93,6 +98,10 @@ std::string summary_section(const RunDocument& doc) {
   if (c.throttled > 0)
     os << "> ⚠ " << c.throttled << " measured points ran while NVML saw a clock limiter act (power cap, thermal, "
           "sync boost...): see the Throttle column; their numbers may be below the chip's.\n\n";
+  if (c.below_clock > 0)
+    os << "> ⚠ " << c.below_clock << " measured points ran with the SM clock (read inside their kernels) more than 3 % "
+          "under the application clock, whatever NVML reported: see the Flags column; rates per second there are "
+          "below the chip's at its application clock, rates per clock are not.\n\n";
   if (c.unconverged > 0)
     os << "> ⚠ " << c.unconverged << " measured points did not converge (time or sample cap): their spread is "
           "wider than the probe's target; see the Conv. column.\n\n";
@@ -112,18 +121,25 @@ bool any_cell(const std::vector<const Record*>& records, std::string (*cell)(con
 
 std::string conv_of(const Record& r) { return convergence_cell(r.convergence); }
 
+std::string flags_of(const Record& r) {
+  std::string s;
+  for (const auto& f : record_flags(r)) s += (s.empty() ? "" : ", ") + f;
+  return markdown_escape(s);
+}
+
 // Params, then metrics, then the observed clock, how repetition ended and the SASS check.
 std::string values_table(const std::vector<const Record*>& records) {
   const auto params = param_names(records);
   const auto metrics = metric_columns(records);
   const bool clock = any_cell(records, clock_cell), conv = any_cell(records, conv_of),
-             throttle = any_cell(records, throttle_cell);
+             throttle = any_cell(records, throttle_cell), flags = any_cell(records, flags_of);
   MarkdownTable t;
   for (const auto& p : params) t.column(markdown_escape(p), MarkdownTable::Align::Right);
   for (const auto& m : metrics) t.column(metric_header(m), MarkdownTable::Align::Right);
   if (clock) t.column("SM MHz", MarkdownTable::Align::Right);
   if (conv) t.column("Conv.", MarkdownTable::Align::Right);
   if (throttle) t.column("Throttle");
+  if (flags) t.column("Flags");
   t.column("SASS");
   for (const Record* r : records) {
     std::vector<std::string> cells;
@@ -132,6 +148,7 @@ std::string values_table(const std::vector<const Record*>& records) {
     if (clock) cells.push_back(clock_cell(*r));
     if (conv) cells.push_back(conv_of(*r));
     if (throttle) cells.push_back(throttle_cell(*r));
+    if (flags) cells.push_back(flags_of(*r));
     cells.push_back(sass_flag(r->sass.status));
     t.row(std::move(cells));
   }
@@ -174,6 +191,16 @@ std::string probe_section(const ProbeRecords& probe) {
   return out;
 }
 
+// Categories in the order of the studies: instructions, memory, tensor, async, scheduler and
+// control, topology, system; any other after them, as the run met them.
+int study_rank(const std::string& category) {
+  static const char* const order[] = {"latency", "compute", "pipes", "memory", "tensor", "async", "sass",
+                                      "topology", "links", "gemm", "attention", "power"};
+  for (int i = 0; i < int(std::size(order)); ++i)
+    if (category == order[i]) return i;
+  return int(std::size(order));
+}
+
 std::string category_sections(const std::vector<Record>& records) {
   std::vector<const Record*> ok;
   for (const Record& r : records)
@@ -184,9 +211,24 @@ std::string category_sections(const std::vector<Record>& records) {
     if (!body.count(probe.category)) categories.push_back(probe.category);
     body[probe.category] += probe_section(probe);
   }
+  std::stable_sort(categories.begin(), categories.end(),
+                   [](const std::string& a, const std::string& b) { return study_rank(a) < study_rank(b); });
   std::string out;
   for (const auto& c : categories) out += "## " + markdown_escape(c) + "\n\n" + body[c];
   return out;
+}
+
+std::string at_a_glance(const RunDocument& doc) {
+  const auto headlines = resolve_headlines(doc);
+  if (headlines.empty()) return "";
+  return "## The chip at a glance\n\nEach quantity's headline is the best honest record of it in this run, chosen "
+         "by one rule for every view (report, coverage, guide, `gpudissect headlines`): the highest of every record "
+         "that measures a rate or bandwidth, whatever kernel shape or engine reached it, or the one record that "
+         "defines a latency. The record column names the shape that won and how many records competed; **SM MHz** "
+         "is the clock that record ran at, read inside its kernels; a verdict (SASS not verified, not converged, "
+         "throttled, `clock_below_application`: more than 3 % under the application clock) is what to weigh "
+         "before quoting the number.\n\n" +
+         headlines_markdown(headlines) + "\n";
 }
 
 std::string skipped_and_failed(const std::vector<Record>& records) {
@@ -206,15 +248,18 @@ std::string markdown_report(const RunDocument& doc) { return markdown_report(doc
 
 std::string markdown_report(const RunDocument& doc, const std::vector<const ProbeSpec*>& probes) {
   std::ostringstream os;
+  // As a paper reads: the chip at a glance, then the sections in the studies' order; coverage and
+  // how the run was made at the end.
   os << "# gpudissect report: " << markdown_escape(device_name(doc.device)) << "\n\n";
   const bool reference = is_reference(doc);
-  if (!reference) os << coverage_markdown(compute_coverage(probes, &doc), false);
-  os << "## Device\n\n" << facts_table(device_facts(doc.device)) << "\n";
-  os << "## Run\n\n" << facts_table(run_facts(doc)) << "\n";
+  if (!reference) os << at_a_glance(doc);
   os << summary_section(doc);
   os << legend();
   os << category_sections(doc.records);
   if (!reference) os << guide_markdown(derive_guide(doc, probes), chip_label(doc));
+  if (!reference) os << coverage_markdown(compute_coverage(probes, &doc), false);
+  os << "## Device\n\n" << facts_table(device_facts(doc.device)) << "\n";
+  os << "## Run\n\n" << facts_table(run_facts(doc)) << "\n";
   os << skipped_and_failed(doc.records);
   return os.str();
 }

@@ -70,6 +70,18 @@ TEST_F(CompareRuns, RatiosAreBOverA) {
             (std::vector<std::string>{"", "latency/cycles (analysis)", "4 cycles", "4 cycles", "1", "", ""}));
 }
 
+// The comparison opens with the headlines (report/headlines.hpp), each side naming its own record.
+TEST_F(CompareRuns, HeadlinesComeFirstWithEachSidesRecord) {
+  const std::string md = compare_runs(a, b);
+  const auto row = cells(line_with(md, "| DRAM triad bandwidth"));
+  ASSERT_GE(row.size(), 7u) << md.substr(0, 2000);
+  EXPECT_EQ(row[1], "4.512");
+  EXPECT_EQ(row[2], "9.024");
+  EXPECT_EQ(row[3], "2");
+  EXPECT_NE(row[5].find("memory.bandwidth.dram"), std::string::npos);
+  EXPECT_LT(md.find("## Headlines"), md.find("## Devices"));
+}
+
 TEST_F(CompareRuns, SassFlagsFollowTheValues) {
   const std::string md = compare_runs(a, b);
   EXPECT_EQ(cells(line_with(md, "|   128 |")).back(), "A **MISMATCH** ⚠, B **MISMATCH** ⚠");
