@@ -174,9 +174,13 @@ void run_bandwidth(ProbeContext& ctx) {
   const int warps_per_sm = int(ctx.int_param("warps_per_sm"));
   const DeviceInfo& d = ctx.device();
   if (warps_per_sm > d.max_warps_per_sm) ctx.skip("more warps per SM than the device holds");
-  // A --functional run: one SM's worth of blocks.
-  const int blocks = ctx.sized(d.sm_count * warps_per_sm / (kThreads / 32), std::max(1, warps_per_sm / (kThreads / 32)));
-  const long long per_trip = (long long)blocks * kThreads * kUnroll;
+  if (warps_per_sm < 1) throw Error("warps_per_sm must be at least 1");
+  // One block per SM below 8 warps (smaller blocks), so every SM streams at every occupancy. A
+  // --functional run: one SM's worth of blocks.
+  const int threads = std::min(kThreads, warps_per_sm * 32);
+  const int blocks_per_sm = warps_per_sm * 32 / threads;
+  const int blocks = ctx.sized(d.sm_count * blocks_per_sm, blocks_per_sm);
+  const long long per_trip = (long long)blocks * threads * kUnroll;
 
   Buffers buf{vectors_per_array(ctx, per_trip), {}, {}, {}, DeviceBuffer<int4>(1), DeviceBuffer<RegionTiming>(blocks)};
   buf.a = DeviceBuffer<float4>(buf.n);
@@ -193,7 +197,7 @@ void run_bandwidth(ProbeContext& ctx) {
   const auto a4 = reinterpret_cast<int4*>(buf.a.get());
   const auto b4 = reinterpret_cast<const int4*>(buf.b.get());
   RegionTiming* const timing = buf.timing.get();
-  const LaunchShape shape{unsigned(blocks), kThreads};
+  const LaunchShape shape{unsigned(blocks), unsigned(threads)};
   double bytes_moved = 0;
   std::function<void()> stream;
   if (op == "read") {
@@ -224,6 +228,8 @@ void run_bandwidth(ProbeContext& ctx) {
   emit_bandwidth(ctx, tbps);
   ctx.extra()["bytes_per_launch"] = bytes_moved;
   ctx.extra()["blocks"] = blocks;
+  ctx.extra()["threads_per_block"] = threads;
+  ctx.extra()["kernel"] = "persistent grid-stride: one occupancy's worth of blocks walks the whole array";
 }
 
 // Per op: the best occupancy's full statistics, and the knee (fewest warps within 95 % of it).
@@ -239,15 +245,23 @@ void summarize_bandwidth(SummaryContext& sc) {
     const Knee k = find_knee(warps, tbps);
     Record* r = sc.derive_best({{"op", op}, {"warps_per_sm", std::string("best")}}, points, "bandwidth/tbps");
     r->extra["knee_warps_per_sm"] = k.x;
+    // The sweep brackets its optimum only when the best occupancy is inside it, not at an edge.
+    const double best_warps = warps[std::size_t(std::max_element(tbps.begin(), tbps.end()) - tbps.begin())];
+    r->extra["best_at_sweep_edge"] = best_warps == *std::min_element(warps.begin(), warps.end()) ||
+                                     best_warps == *std::max_element(warps.begin(), warps.end());
+    r->extra["kernel"] = "persistent grid-stride (memory.bandwidth.dram_shape measures one-shot grids and other shapes)";
   }
 }
 
 ProbeSpec bandwidth_spec() {
   ProbeSpec s;
   s.id = "memory.bandwidth.dram";
-  s.description = "DRAM bandwidth: read, write, copy, triad streams of 16-byte accesses over arrays >> L2, by occupancy";
+  s.description = "DRAM bandwidth of a persistent grid-stride kernel: read, write, copy, triad streams of 16-byte "
+                  "accesses over arrays >> L2, by occupancy";
+  // 2 and 4 warps per SM bracket the write stream's optimum (8 warps/SM was the best and the
+  // sweep's lowest on an H200).
   s.axes = {Axis::list("op", std::vector<std::string>{"read", "write", "copy", "triad"}),
-            std::move(Axis::list("warps_per_sm", {8, 16, 32, 64})).quick({32, 64})};
+            std::move(Axis::list("warps_per_sm", {2, 4, 8, 16, 32, 64})).quick({32, 64})};
   s.sass = {expect_sass("*dram_read_kernel*", SassRegion::Whole, {{"LDG.E.128.CONSTANT", kUnroll, -1}}),
             expect_sass("*dram_write_kernel*", SassRegion::Whole, {{"STG.E.EF.128", kUnroll, -1}}),
             expect_sass("*dram_copy_kernel*", SassRegion::Whole, {{"LDG.E.128.CONSTANT", kUnroll, -1}, {"STG.E.EF.128", kUnroll, -1}}),
