@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One GPU session's worth of checks in one command, each step under its own time limit so the
 # whole fits a lease (a killed step keeps its finished records: runs are journalled):
-#   full suite run (the dataset) -> quick run -> `run --ncu` of the pipe probes -> `--devices all`
-#   (when there are several GPUs) -> compute-sanitizer over every category.
+#   full suite run (the dataset) -> quick run -> `run --ncu` of the pipe probes -> the SM clock by
+#   ncu's counters (CLOCK_S) -> PyTorch's GEMM (TORCH_S) -> `--devices all` (when there are several
+#   GPUs) -> compute-sanitizer over every category.
 # Uses a carried binary (GPUDISSECT_CARRIED_BUILD, checked fresh by scripts/gpu_check.sh's rule)
 # or build/gpudissect. Everything lands in $OUT/session.tgz plus $OUT/summary.txt.
 #
@@ -43,6 +44,27 @@ read -r -a full_args <<<"${FULL_ARGS:-}"
 step full "$full_s" run --no-progress --out "$work/full" "${full_args[@]}"
 step quick "$quick_s" run --quick --no-progress --out "$work/quick"
 step ncu "$ncu_s" run --ncu --ncu-kernel alu_stream_kernel --quick --no-progress --filter 'pipes.interference.*' --out "$work/ncu"
+# The SM clock by a second method (issue 25): ncu's cycle counters over the wgmma and FFMA points,
+# set against clock64/globaltimer and NVML by scripts/clock_methods.py. CLOCK_S=0 skips it.
+clock_s=${CLOCK_S:-0}
+step clock "$clock_s" run --ncu --ncu-metric sm__cycles_elapsed.avg.per_second --ncu-metric gpc__cycles_elapsed.avg.per_second \
+  --no-progress --out "$work/clock" --filter tensor.wgmma.throughput --filter tensor.wgmma.burst --filter compute.peak.fp32 \
+  --axis 'tensor.wgmma.throughput:n=256' --axis 'tensor.wgmma.throughput:op=f16_f32,e4m3_f32,bf16_f32' \
+  --axis 'tensor.wgmma.burst:op=f16_f32,e4m3_f32' --axis 'compute.peak.fp32:ilp=4,8'
+if ((clock_s > 0)); then
+  for j in "$work"/clock/run-*.json; do
+    [[ -f $j ]] && python3 "$root/scripts/clock_methods.py" "$j" --json "$work/clock/clock_methods.json" >"$work/clock_methods.log" 2>&1
+    grep '^==' "$work/clock_methods.log" | tee -a "$summary"
+  done
+fi
+# PyTorch's matmul under our GEMM protocol (scripts/gemm_torch.py), beside gemm.ceiling.*. TORCH_S=0 skips it.
+torch_s=${TORCH_S:-0}
+if ((torch_s > 0)) && [[ -f $root/scripts/gemm_torch.py ]]; then
+  t0=$SECONDS
+  timeout --kill-after=10 "$torch_s" python3 "$root/scripts/gemm_torch.py" --json "$work/gemm_torch.json" >"$work/gemm_torch.log" 2>&1
+  note "torch     rc=$? $((SECONDS - t0)) s"
+  tail -n 20 "$work/gemm_torch.log" | sed 's/^/  /' >>"$summary"
+fi
 if ((devices_s > 0 && $(nvidia-smi -L | wc -l) > 1)); then
   step devices "$devices_s" run --devices all --quick --no-progress --filter latency.alu.ffma \
     --filter memory.bandwidth.dram --filter 'links.peer.*' --out "$work/devices"
@@ -58,7 +80,7 @@ if ((sanitize_s > 0)) && [[ -x $root/scripts/sanitize.sh ]]; then
   note "sanitize  rc=$? $((SECONDS - t0)) s"
   sed 's/^/  /' "$work/sanitize.log" >>"$summary"
 fi
-for d in full quick ncu; do
+for d in full quick ncu clock; do
   for j in "$work/$d"/run-*.jsonl; do
     [[ -f $j && ! -f ${j%.jsonl}.json ]] && "$bin" recover "$j" >>"$work/$d.log" 2>&1 && note "$d: recovered ${j##*/}"
   done
