@@ -75,4 +75,28 @@ ClockResponse clock_response(std::span<const double> t_s, std::span<const double
   return r;
 }
 
+double settled_at(std::span<const double> t_s, std::span<const double> rate, const SettleRule& rule) {
+  if (t_s.size() != rate.size()) throw std::invalid_argument("settled_at: unequal lengths");
+  if (!std::is_sorted(t_s.begin(), t_s.end())) throw std::invalid_argument("settled_at: times must ascend");
+  for (const double r : rate)
+    if (!(r >= 0) || !std::isfinite(r)) throw std::invalid_argument("settled_at: rates must be finite and >= 0");
+  if (!(rule.window_s > 0) || !(rule.tolerance >= 0) || rule.min_chunks < 1)
+    throw std::invalid_argument("settled_at: window must be positive, tolerance >= 0, min_chunks >= 1");
+  // The chunks ending in (lo, hi]: t_s is sorted, so each window is one run of indices.
+  const auto run = [&](double lo, double hi) {
+    const auto first = std::upper_bound(t_s.begin(), t_s.end(), lo) - t_s.begin();
+    const auto last = std::upper_bound(t_s.begin(), t_s.end(), hi) - t_s.begin();
+    return std::vector<double>(rate.begin() + first, rate.begin() + last);
+  };
+  for (std::size_t j = 0; j < t_s.size(); ++j) {
+    const double t = t_s[j];
+    if (t < rule.min_load_s) continue;
+    const std::vector<double> late = run(t - rule.window_s, t), early = run(t - 2 * rule.window_s, t - rule.window_s);
+    if (late.size() < std::size_t(rule.min_chunks) || early.size() < std::size_t(rule.min_chunks)) continue;
+    const double m_late = median_of(late), m_early = median_of(early);
+    if (std::fabs(m_late - m_early) <= rule.tolerance * m_late) return t;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
 }  // namespace gd

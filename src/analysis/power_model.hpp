@@ -1,5 +1,6 @@
 // Power models over NVML traces: board power as a line over active SMs (static power plus a
-// per-SM share), energy efficiency, and how the SM clock answers a step of load.
+// per-SM share), energy efficiency, how the SM clock answers a step of load, and when a rate
+// measured under continuous load has settled.
 #pragma once
 #include <span>
 
@@ -36,5 +37,24 @@ struct ClockResponse {
 // no sample before load_start_s.
 ClockResponse clock_response(std::span<const double> t_s, std::span<const double> mhz, double load_start_s,
                              double load_end_s, double tolerance = 0.02);
+
+// When a rate measured in consecutive chunks of back-to-back work has stopped changing. The
+// clock of a power-capped chip falls for about a second after load starts and then hunts by a few
+// percent, with an occasional dip of a chunk or two: the rule compares the medians of two adjacent
+// windows, so a trend counts and a single dip does not. scripts/gemm_torch.py applies the same
+// rule (tests/fixtures/gemm_protocol.json holds both sides' cases and constants).
+struct SettleRule {
+  double min_load_s = 1.0;  // never settled before this much load
+  double window_s = 0.25;   // each of the two windows compared
+  double tolerance = 0.02;  // relative difference of their medians
+  int min_chunks = 3;       // chunks a window needs before its median counts
+};
+// `t_s`: each chunk's end, seconds since the load started; `rate`: its rate. Returns the end time
+// t of the first chunk with t >= min_load_s at which the chunks ending in (t - window_s, t] and
+// those ending in (t - 2 window_s, t - window_s] number at least min_chunks each and have medians
+// within `tolerance` of the later one; NaN when no chunk qualifies. Throws std::invalid_argument
+// on unequal lengths, times not ascending, a non-finite or negative rate, or a rule with a
+// non-positive window, negative tolerance or min_chunks below 1.
+double settled_at(std::span<const double> t_s, std::span<const double> rate, const SettleRule& rule = {});
 
 }  // namespace gd

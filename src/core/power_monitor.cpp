@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "core/timing.hpp"
 
@@ -50,6 +51,28 @@ nlohmann::json PowerTrace::summary() const {
   j["power_limit_w"] = power_limit_w;
   j["throttled_by"] = throttled_by;
   return j;
+}
+
+PowerTrace PowerTrace::within(std::span<const std::pair<double, double>> windows) const {
+  PowerTrace w;
+  w.interval_s = interval_s;
+  w.power_source = power_source;
+  w.throttled_by = throttled_by;
+  w.power_limit_w = power_limit_w;
+  for (const auto& [begin, end] : windows) {
+    if (!(end >= begin)) throw std::invalid_argument("PowerTrace::within: a window ends before it begins");
+    w.duration_s += end - begin;
+  }
+  for (std::size_t i = 0; i < t_s.size(); ++i) {
+    const bool inside = std::any_of(windows.begin(), windows.end(),
+                                    [&](const auto& win) { return t_s[i] >= win.first && t_s[i] <= win.second; });
+    if (!inside) continue;
+    w.t_s.push_back(t_s[i]);
+    if (i < power_w.size()) w.power_w.push_back(power_w[i]);
+    if (i < sm_clock_mhz.size()) w.sm_clock_mhz.push_back(sm_clock_mhz[i]);
+    if (i < temperature_c.size()) w.temperature_c.push_back(temperature_c[i]);
+  }
+  return w;
 }
 
 bool PowerMonitor::available(const std::string& pci_bus_id, std::string& why) {

@@ -3,8 +3,10 @@
 #pragma once
 #include <atomic>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +36,11 @@ struct PowerTrace {
   double max_power_w() const;
   // Interval, duration, sample count, the means, energy and throttling, for a record's extra.
   nlohmann::json summary() const;
+  // The samples taken inside any of `windows` ([begin, end] in t_s's seconds), for a measurement
+  // whose timed work is interleaved with idle (GEMM groups after a rest): the means then describe
+  // the work, not the pauses. The energy counter cannot be split, so the result has none; its
+  // duration is the windows' total. Throws std::invalid_argument on a window that ends before it begins.
+  PowerTrace within(std::span<const std::pair<double, double>> windows) const;
 };
 
 // Samples read_power() every interval_s from construction until stop() (or destruction).

@@ -1,10 +1,13 @@
 #include "analysis/power_model.hpp"
 
 #include <cmath>
+#include <fstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace gd {
 namespace {
@@ -69,6 +72,47 @@ TEST(ClockResponse, RejectsTracesWithoutIdleOrLoad) {
   EXPECT_THROW(clock_response(t, f, 0.5, 4), std::invalid_argument);   // nothing before the load
   EXPECT_THROW(clock_response(t, f, 1.2, 1.5), std::invalid_argument);  // nothing inside it
   EXPECT_THROW(clock_response(std::vector<double>{2, 1}, std::vector<double>{1, 1}, 1, 2), std::invalid_argument);
+}
+
+// The settle cases scripts/gemm_torch.py's pytest runs too (tests/fixtures/gemm_protocol.json):
+// a flat rate, a step, a one-chunk dip, hunting, a ramp that never settles, a decay, slow calls.
+TEST(SettledAt, SharedCasesWithThePyTorchScript) {
+  std::ifstream in(std::string(GPUDISSECT_FIXTURES) + "/gemm_protocol.json");
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json& s = doc["protocol"]["settle"];
+  ASSERT_GE(doc["settle_cases"].size(), 8u);
+  for (const nlohmann::json& c : doc["settle_cases"]) {
+    SettleRule rule{s["min_load_s"], s["window_s"], s["tolerance"], s["min_chunks"]};
+    if (c.contains("rule")) rule.window_s = c["rule"].value("window_s", rule.window_s);
+    const double got = settled_at(c["t_s"].get<std::vector<double>>(), c["rate"].get<std::vector<double>>(), rule);
+    if (c["settled_at"].is_null()) EXPECT_TRUE(std::isnan(got)) << c["name"] << ": " << got;
+    else EXPECT_DOUBLE_EQ(got, c["settled_at"].get<double>()) << c["name"] << ": " << c["why"];
+  }
+}
+
+TEST(SettledAt, NeverBeforeTheMinimumLoadNorWithThinWindows) {
+  // A flat rate in chunks every 50 ms from 0.06 s (no chunk on a window's edge).
+  std::vector<double> t, r;
+  for (int i = 1; i <= 30; ++i) {
+    t.push_back(0.05 * i + 0.01);
+    r.push_back(100);
+  }
+  EXPECT_DOUBLE_EQ(settled_at(t, r, {0.5, 0.22, 0.01, 3}), 0.51);
+  // With no minimum: the first chunk whose earlier window, (t - 0.44, t - 0.22], holds 3 chunks.
+  EXPECT_DOUBLE_EQ(settled_at(t, r, {0.0, 0.22, 0.01, 3}), 0.41);
+  EXPECT_TRUE(std::isnan(settled_at(t, r, {0.5, 0.22, 0.01, 5})));  // the earlier window holds 4 at most
+  EXPECT_TRUE(std::isnan(settled_at(std::vector<double>{}, std::vector<double>{})));
+}
+
+TEST(SettledAt, RejectsBadSeriesAndRules) {
+  const std::vector<double> t{0.1, 0.2, 0.3}, r{1, 1, 1};
+  EXPECT_THROW(settled_at(t, std::vector<double>{1, 1}), std::invalid_argument);
+  EXPECT_THROW(settled_at(std::vector<double>{0.2, 0.1, 0.3}, r), std::invalid_argument);
+  EXPECT_THROW(settled_at(t, std::vector<double>{1, NAN, 1}), std::invalid_argument);
+  EXPECT_THROW(settled_at(t, std::vector<double>{1, -1, 1}), std::invalid_argument);
+  EXPECT_THROW(settled_at(t, r, {1.0, 0.0, 0.02, 3}), std::invalid_argument);
+  EXPECT_THROW(settled_at(t, r, {1.0, 0.25, -0.1, 3}), std::invalid_argument);
+  EXPECT_THROW(settled_at(t, r, {1.0, 0.25, 0.02, 0}), std::invalid_argument);
 }
 
 }  // namespace

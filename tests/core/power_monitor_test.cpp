@@ -3,6 +3,9 @@
 #include "core/power_monitor.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -39,6 +42,24 @@ TEST(PowerTrace, EmptyTraceHasNoMeans) {
   EXPECT_TRUE(std::isnan(t.mean_power_w()));
   EXPECT_TRUE(std::isnan(t.mean_sm_clock_mhz()));
   EXPECT_TRUE(std::isnan(t.min_sm_clock_mhz()));
+}
+
+// GEMM groups after rests: only the samples inside the groups describe the work.
+TEST(PowerTrace, WithinKeepsTheSamplesInsideTheWindows) {
+  PowerTrace t = trace_of({100, 700, 710, 100, 100, 690, 100}, {1980, 1800, 1790, 1980, 1980, 1810, 1980});
+  t.energy_j = 1000;
+  t.throttled_by = {"power_cap"};
+  const std::vector<std::pair<double, double>> groups{{0.005, 0.025}, {0.045, 0.055}};
+  const PowerTrace w = t.within(groups);
+  EXPECT_EQ(w.t_s, (std::vector<double>{t.t_s[1], t.t_s[2], t.t_s[5]}));
+  EXPECT_DOUBLE_EQ(w.mean_power_w(), 700);
+  EXPECT_DOUBLE_EQ(w.mean_sm_clock_mhz(), 1800);
+  EXPECT_NEAR(w.duration_s, 0.03, 1e-12);
+  EXPECT_FALSE(w.energy_j.has_value());  // the counter cannot be split among windows
+  EXPECT_EQ(w.throttled_by, t.throttled_by);
+  EXPECT_TRUE(t.within({}).power_w.empty());
+  const std::vector<std::pair<double, double>> backwards{{0.03, 0.02}};
+  EXPECT_THROW(t.within(backwards), std::invalid_argument);
 }
 
 }  // namespace
