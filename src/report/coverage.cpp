@@ -84,10 +84,11 @@ std::vector<CoverSelection> cover_selections(const RunDocument& run, const std::
 }
 
 // Why a run's answer to an item is no measurement: "undetermined" text, or one point of a curve
-// (its cover selects several records, so the first point stood for the curve; or the probe
-// derived the curve's knee or best and the cover reads a raw point instead). "" when it is one.
+// (its cover selects several records, so the first point stood for them all; or the item is a
+// curve and the record a raw point, not the knee, best or fit derived from the curve). "" when it
+// is one.
 static std::string not_a_measurement(const std::string& item, const ItemValue& v,
-                                     const std::vector<CoverSelection>& selections, const RunDocument& run) {
+                                     const std::vector<CoverSelection>& selections) {
   if (!v.text.empty() && is_undetermined(v.text)) return "the run's answer is undetermined: " + v.text;
   if (!v.record || v.record->derived) return "";
   for (const CoverSelection& s : selections) {
@@ -97,12 +98,9 @@ static std::string not_a_measurement(const std::string& item, const ItemValue& v
       return "one point of a curve: the cover selects " + std::to_string(s.records.size()) + " records of " +
              s.probe->id + " (make its `where` name the derived knee or best)";
   }
-  const bool summarized = std::any_of(run.records.begin(), run.records.end(), [&](const Record& r) {
-    return r.derived && r.status == Status::Ok && r.id == v.record->id && carries(r, v.metric);
-  });
-  if (summarized)
-    return "one point of a curve: " + v.record->id + " derives its knee or best as a record of its own, and the cover "
-           "reads the point " + to_string(v.record->params);
+  if (auto axis = curve_axis(item))
+    return "one point of a curve over " + *axis + ": " + record_label(*v.record) +
+           " is a raw point, and only a record derived from the curve (knee, best, fit) answers it";
   return "";
 }
 
@@ -177,7 +175,7 @@ CoverageReport compute_coverage(const std::vector<const ProbeSpec*>& probes, con
       } else if (auto source = reported_value_source(value.record->id, value.metric)) {
         ic.state = CoverageState::Reported;
         ic.reason = value_label(value) + ": " + *source;
-      } else if (auto why = not_a_measurement(ic.id, value, selections, *run); !why.empty()) {
+      } else if (auto why = not_a_measurement(ic.id, value, selections); !why.empty()) {
         ic.state = CoverageState::Open;
         ic.reason = why;
       }

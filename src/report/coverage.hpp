@@ -8,8 +8,9 @@
 // - not applicable to the chip (the probe was skipped, or a rule of data/coverage/not-applicable.csv
 //   excludes it), with the reason;
 // - still open: no probe yet, or the run's answer is no measurement: "undetermined", or a single
-//   point of a curve (the cover selects several records, or a point where the probe derived the
-//   curve's knee or best), with the reason.
+//   point of a curve (the cover selects several records, or the item is a curve in
+//   data/coverage/curve-items.csv and the record a raw point, not its derived knee, best or fit),
+//   with the reason.
 // Without a run, an item is covered or still open.
 #pragma once
 #include <string>

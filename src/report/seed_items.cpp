@@ -95,6 +95,14 @@ std::optional<std::string> reported_value_source(const std::string& probe, const
   return std::nullopt;
 }
 
+std::optional<std::string> curve_axis(const std::string& id) {
+  static const auto curves = table_rows<std::pair<std::string, std::string>>(
+      kCurveItemsCsv, [](const auto& f) { return std::pair{f[0], f[1]}; });
+  for (const auto& [item, axis] : curves)
+    if (item == id) return axis;
+  return std::nullopt;
+}
+
 std::optional<double> seed_number(const std::string& v) {
   static const std::regex number(R"(^\s*(?:~|≈|≥|>|<|≤|\+)?\s*([0-9]+(?:\.[0-9]+)?)(?:\s*[-–]\s*([0-9]+(?:\.[0-9]+)?))?)");
   std::smatch m;

@@ -1,6 +1,7 @@
 // The seeds' measurement items (data/coverage/seed-items.csv, compiled in), the rules that make
-// an item not applicable to a chip (data/coverage/not-applicable.csv) and the metrics that are the
-// driver's answer rather than a measurement (data/coverage/reported-values.csv): the checklist that
+// an item not applicable to a chip (data/coverage/not-applicable.csv), the metrics that are the
+// driver's answer rather than a measurement (data/coverage/reported-values.csv) and the items that
+// are curves (data/coverage/curve-items.csv): the checklist that
 // `coverage` measures the suite against and the quantities `compare` lines up across chips.
 #pragma once
 #include <optional>
@@ -49,6 +50,9 @@ std::optional<std::string> not_applicable_reason(const std::string& id, int cc, 
 const std::vector<ReportedValueRule>& reported_value_rules();
 // Where the driver answered `probe`'s `metric`; nullopt for a measured metric.
 std::optional<std::string> reported_value_source(const std::string& probe, const std::string& metric);
+// For an item about a curve (power vs active SMs, bandwidth vs bytes in flight), the axis it runs
+// over: only a derived record (the curve's knee, best or fit) answers it, never one of its points.
+std::optional<std::string> curve_axis(const std::string& id);
 
 // The first number in a seed value ("~4.22" -> 4.22; "24-32" -> 28, the middle of a range;
 // "≥32" -> 32); nullopt for text ("yes", "1:39", empty).

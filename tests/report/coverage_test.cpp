@@ -154,9 +154,14 @@ TEST(Coverage, OnePointOfACurveIsNotAMeasurementOfIt) {
   EXPECT_EQ(item(c, "power.vs_active_sms").state, CoverageState::Open);
   EXPECT_NE(item(c, "power.vs_active_sms").reason.find("selects 4 records"), std::string::npos)
       << item(c, "power.vs_active_sms").reason;
-  // A `where` naming one point selects one record, but the probe derived the curve's record.
+  // A `where` naming one point selects one record, but the item is the curve (curve-items.csv).
   const ProbeSpec point = probe("power.sm_scaling", {{"power.vs_active_sms", "power/w", {{"sm_eighths", std::int64_t{8}}}}});
-  EXPECT_EQ(item(compute_coverage({&point}, &run), "power.vs_active_sms").state, CoverageState::Open);
+  const ItemCoverage& one = item(compute_coverage({&point}, &run), "power.vs_active_sms");
+  EXPECT_EQ(one.state, CoverageState::Open);
+  EXPECT_NE(one.reason.find("over active SMs"), std::string::npos) << one.reason;
+  // An item about one point of a sweep is answered by that point (the board power at full load).
+  const ProbeSpec peak = probe("power.sm_scaling", {{"power.peak_measured", "power/w", {{"sm_eighths", std::int64_t{8}}}}});
+  EXPECT_EQ(item(compute_coverage({&peak}, &run), "power.peak_measured").state, CoverageState::Measured);
   const ProbeSpec derived =
       probe("power.sm_scaling", {{"power.vs_active_sms", "power/w", {{"sm_eighths", std::string("fit")}}}});
   EXPECT_EQ(item(compute_coverage({&derived}, &run), "power.vs_active_sms").state, CoverageState::Measured);
