@@ -71,13 +71,17 @@ std::vector<CoverSelection> cover_selections(const RunDocument& run, const std::
   for (const ProbeSpec* p : probes)
     for (const SeedCover& c : p->covers) {
       CoverSelection s{p, &c, {}, nullptr};
+      bool ran_there = false;
       for (const Record& r : run.records) {
         if (r.id != p->id) continue;
-        if (r.status == Status::Ok && params_allow(r.params, c.where, false) && carries(r, c.metric))
-          s.records.push_back(&r);
-        else if (r.status == Status::Skipped && !s.skipped && params_allow(r.params, c.where, true))
-          s.skipped = &r;
+        const bool there = r.status == Status::Ok && params_allow(r.params, c.where, false);
+        ran_there = ran_there || there;
+        if (there && carries(r, c.metric)) s.records.push_back(&r);
+        else if (r.status == Status::Skipped && !s.skipped && params_allow(r.params, c.where, true)) s.skipped = &r;
       }
+      const auto spec = std::find_if(p->metrics.begin(), p->metrics.end(), [&](const MetricSpec& m) { return m.name == c.metric; });
+      s.needs_ncu = s.records.empty() && ran_there && spec != p->metrics.end() &&
+                    spec->description.find("--ncu") != std::string::npos;
       out.push_back(std::move(s));
     }
   return out;

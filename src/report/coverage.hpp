@@ -57,9 +57,12 @@ struct CoverSelection {
   const SeedCover* cover = nullptr;
   std::vector<const Record*> records;
   const Record* skipped = nullptr;  // a skipped record of the probe at a point `where` allows
-  // Exactly one record, or none because the probe was skipped there on this chip: a full run
-  // must give every cover one answer, and a skip is the harness saying why it cannot.
-  bool ok() const { return records.size() == 1 || (records.empty() && skipped); }
+  // None carries the metric, but the probe ran there and declares the metric as one only `run
+  // --ncu` collects (its MetricSpec description says "--ncu"): a run without the profiler lacks it.
+  bool needs_ncu = false;
+  // Exactly one record, or none because the probe was skipped there on this chip or the metric
+  // needs the profiler: a full run must give every cover one answer, or say why it cannot.
+  bool ok() const { return records.size() == 1 || (records.empty() && (skipped || needs_ncu)); }
   // "probe: item (metric where) selects 3 records: ..." or "... selects no record"; "" when ok.
   std::string problem() const;
 };

@@ -188,6 +188,17 @@ TEST(Coverage, EachCoverSelectsOneRecordOrASkip) {
   const CoverageReport c = compute_coverage({&p, &peer}, &with_skip);
   EXPECT_EQ(c.cover_problems.size(), 2u);
   EXPECT_NE(coverage_markdown(c, false).find("Covers selecting no record or several"), std::string::npos);
+  // A metric only `run --ncu` collects is absent from a run without the profiler; an undeclared one is a typo.
+  ProbeSpec multicast = probe("async.tensor.multicast", {{"async.tma.multicast.l2_traffic.distinct", "l2/read_bytes_per_landed_byte",
+                                                          {{"mode", std::string("distinct_l2_traffic")}}}});
+  const RunDocument plain = h200_run({record("async.tensor.multicast", {{"mode", std::string("distinct_l2_traffic")}},
+                                             {metric("bandwidth/delivered_tbps", "TB/s", 4.5, 4.5, 4.5, 5)})});
+  EXPECT_FALSE(cover_selections(plain, {&multicast})[0].ok()) << "undeclared metric";
+  multicast.metrics = {{"l2/read_bytes_per_landed_byte", "B/B", "L2 read sectors x 32 over bytes landed"}};
+  EXPECT_FALSE(cover_selections(plain, {&multicast})[0].ok()) << "a metric every run should carry";
+  multicast.metrics = {{"l2/read_bytes_per_landed_byte", "B/B", "derived, --ncu: L2 read sectors x 32 over bytes landed"}};
+  EXPECT_TRUE(cover_selections(plain, {&multicast})[0].ok());
+  EXPECT_FALSE(cover_selections(h200_run({}), {&multicast})[0].ok()) << "the probe did not run there at all";
   // A failed point explains nothing: the cover is still missing its record.
   RunDocument failed = run;
   failed.records.push_back(not_run("links.peer.latency", {}, Status::Failed, "cudaErrorLaunchFailure"));
