@@ -125,16 +125,18 @@ def _figure_html(fig: Figure, n: int) -> str:
 
 
 def coverage_figure(coverage: list[dict]) -> Figure | None:
-    """Stacked bars of items per category: measured, planned, not applicable."""
+    """Stacked bars of items per category: measured, reported (the driver's answer), still open
+    (planned or not in the run), not applicable."""
     if not coverage:
         return None
     cats = [c["category"] for c in coverage]
 
     def draw(ax):
         left = [0] * len(cats)
-        for key, color in (("measured", "#55a868"), ("planned", "#c8c8c8"), ("not_applicable", "#8172b2")):
+        for key, label, color in (("measured", "measured", "#55a868"), ("reported", "reported", "#a6d8b4"),
+                                  ("planned", "still open", "#c8c8c8"), ("not_applicable", "not applicable", "#8172b2")):
             vals = [c.get(key, 0) for c in coverage]
-            ax.barh(range(len(cats)), vals, left=left, color=color, label=key.replace("_", " "))
+            ax.barh(range(len(cats)), vals, left=left, color=color, label=label)
             left = [a + b for a, b in zip(left, vals)]
         ax.set_yticks(range(len(cats)), cats, fontsize=7)
         ax.invert_yaxis()

@@ -159,9 +159,11 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
 struct CoverageArgs {
   std::string run;
   std::string out;
+  bool check_covers = false;
 };
 
-// Exit 1 when a probe covers an item id no seed item has: the declarations are wrong.
+// Exit 1 when a probe covers an item id no seed item has, or (--check-covers, for a full run) when
+// a cover selects no record or several: the declarations are wrong.
 int do_coverage(const CoverageArgs& args) {
   const OutputPath out = output_of(args.out);
   const auto probes = registered_probes();
@@ -170,7 +172,12 @@ int do_coverage(const CoverageArgs& args) {
   const CoverageReport c = compute_coverage(probes, doc ? &*doc : nullptr);
   out.write(coverage_markdown(c, true));
   for (const auto& u : c.unknown_items) std::cerr << "gpudissect: covers names no seed item: " << u << "\n";
-  return c.unknown_items.empty() ? 0 : 1;
+  if (args.check_covers) {
+    if (!doc) throw UserError("--check-covers needs a run file");
+    for (const auto& p : c.cover_problems) std::cerr << "gpudissect: cover " << p << "\n";
+  }
+  const bool covers_bad = args.check_covers && !c.cover_problems.empty();
+  return c.unknown_items.empty() && !covers_bad ? 0 : 1;
 }
 
 void add_coverage(CLI::App& app, std::function<int()>& action) {
@@ -180,6 +187,9 @@ void add_coverage(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<CoverageArgs>();
   cmd->add_option("run", args->run, "Run file (optional)")->type_name("RUN.json");
   cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
+  cmd->add_flag("--check-covers", args->check_covers,
+                "Exit 1 when a cover selects no record or several in the run (for a full run: each cover must select "
+                "exactly one record, or none where its probe was skipped on this chip)");
   cmd->callback([&action, args] { action = [args] { return do_coverage(*args); }; });
 }
 

@@ -13,10 +13,11 @@ namespace gd {
 std::string to_string(CoverageState s) {
   switch (s) {
     case CoverageState::Measured: return "measured";
+    case CoverageState::Reported: return "reported";
     case CoverageState::NotRun: return "not in this run";
     case CoverageState::Covered: return "covered";
     case CoverageState::NotApplicable: return "not applicable";
-    case CoverageState::Planned: return "planned";
+    case CoverageState::Open: return "still open";
   }
   return "?";
 }
@@ -27,6 +28,84 @@ std::vector<std::string> unknown_covers(const std::vector<const ProbeSpec*>& pro
     for (const SeedCover& c : p->covers)
       if (!is_seed_item(c.item)) out.push_back(p->id + ": " + c.item);
   return out;
+}
+
+bool is_undetermined(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return false;
+  for (const std::string_view word : {"undetermined", "absent"})
+    if (text.compare(first, word.size(), word) == 0) return true;
+  return false;
+}
+
+// The record carries what the cover reads: its metric, or its extra.<field> as non-empty text.
+static bool carries(const Record& r, const std::string& metric) {
+  static const std::string extra = "extra.";
+  if (metric.rfind(extra, 0) != 0) return r.metric(metric) != nullptr;
+  const auto f = r.extra.find(metric.substr(extra.size()));
+  return f != r.extra.end() && f->is_string() && !f->get<std::string>().empty();
+}
+
+// Every one of `where` is a param of the record with that value; with `absent_ok`, a param the
+// record lacks does not disqualify it (a skip recorded for the whole probe has no params).
+static bool params_allow(const Params& params, const Params& where, bool absent_ok) {
+  return std::all_of(where.begin(), where.end(), [&](const auto& kv) {
+    const ParamValue* v = find_param(params, kv.first);
+    return v ? to_string(*v) == to_string(kv.second) : absent_ok;
+  });
+}
+
+std::string CoverSelection::problem() const {
+  if (ok()) return "";
+  std::string out = probe->id + ": " + cover->item + " (" + cover->metric;
+  if (!cover->where.empty()) out += " where " + to_string(cover->where);
+  out += ") selects ";
+  if (records.empty()) return out + "no record";
+  out += std::to_string(records.size()) + " records:";
+  for (const Record* r : records) out += " [" + to_string(r->params) + "]";
+  return out;
+}
+
+std::vector<CoverSelection> cover_selections(const RunDocument& run, const std::vector<const ProbeSpec*>& probes) {
+  std::vector<CoverSelection> out;
+  for (const ProbeSpec* p : probes)
+    for (const SeedCover& c : p->covers) {
+      CoverSelection s{p, &c, {}, nullptr};
+      bool ran_there = false;
+      for (const Record& r : run.records) {
+        if (r.id != p->id) continue;
+        const bool there = r.status == Status::Ok && params_allow(r.params, c.where, false);
+        ran_there = ran_there || there;
+        if (there && carries(r, c.metric)) s.records.push_back(&r);
+        else if (r.status == Status::Skipped && !s.skipped && params_allow(r.params, c.where, true)) s.skipped = &r;
+      }
+      const auto spec = std::find_if(p->metrics.begin(), p->metrics.end(), [&](const MetricSpec& m) { return m.name == c.metric; });
+      s.needs_ncu = s.records.empty() && ran_there && spec != p->metrics.end() &&
+                    spec->description.find("--ncu") != std::string::npos;
+      out.push_back(std::move(s));
+    }
+  return out;
+}
+
+// Why a run's answer to an item is no measurement: "undetermined" text, or one point of a curve
+// (its cover selects several records, so the first point stood for them all; or the item is a
+// curve and the record a raw point, not the knee, best or fit derived from the curve). "" when it
+// is one.
+static std::string not_a_measurement(const std::string& item, const ItemValue& v,
+                                     const std::vector<CoverSelection>& selections) {
+  if (!v.text.empty() && is_undetermined(v.text)) return "the run's answer is undetermined: " + v.text;
+  if (!v.record || v.record->derived) return "";
+  for (const CoverSelection& s : selections) {
+    if (s.cover->item != item || s.cover->metric != v.metric) continue;
+    if (std::find(s.records.begin(), s.records.end(), v.record) == s.records.end()) continue;
+    if (s.records.size() > 1)
+      return "one point of a curve: the cover selects " + std::to_string(s.records.size()) + " records of " +
+             s.probe->id + " (make its `where` name the derived knee or best)";
+  }
+  if (auto axis = curve_axis(item))
+    return "one point of a curve over " + *axis + ": " + record_label(*v.record) +
+           " is a raw point, and only a record derived from the curve (knee, best, fit) answers it";
+  return "";
 }
 
 // Our value in the seed's unit where the two convert, else in ours.
@@ -54,9 +133,13 @@ CoverageReport compute_coverage(const std::vector<const ProbeSpec*>& probes, con
   rep.with_run = run != nullptr;
   rep.unknown_items = unknown_covers(probes);
   std::map<std::string, ItemValue> values;
+  std::vector<CoverSelection> selections;
   int cc = 0, gpus = 1;
   if (run) {
     values = item_values(*run, probes);
+    selections = cover_selections(*run, probes);
+    for (const CoverSelection& s : selections)
+      if (!s.ok()) rep.cover_problems.push_back(s.problem());
     rep.chip = chip_label(*run);
     cc = device_cc(run->device);
     if (run->device.is_object()) gpus = std::max(1, run->device.value("gpu_count", 1));
@@ -81,15 +164,25 @@ CoverageReport compute_coverage(const std::vector<const ProbeSpec*>& probes, con
         if (!by && c.item == ic.id) by = p, cover = &c;
     if (by) ic.probe = by->id, ic.metric = cover->metric;
     if (!run) {
-      ic.state = by ? CoverageState::Covered : CoverageState::Planned;
+      ic.state = by ? CoverageState::Covered : CoverageState::Open;
       continue;
     }
     if (auto v = values.find(ic.id); v != values.end()) {
+      const ItemValue& value = v->second;
+      ic.ours = ours_text(value, ic.unit);
+      ic.reason = value_label(value);
       ic.state = CoverageState::Measured;
-      ic.ours = ours_text(v->second, ic.unit);
-      ic.reason = value_label(v->second);
-      if (!v->second.record)
-        ic.probe = "device", ic.metric = v->second.metric, ic.reason = "the driver's properties, recorded with the run";
+      if (value.record) ic.probe = value.record->id, ic.metric = value.metric;
+      if (!value.record) {
+        ic.state = CoverageState::Reported;
+        ic.probe = "device", ic.metric = value.metric, ic.reason = "the driver's properties, recorded with the run";
+      } else if (auto source = reported_value_source(value.record->id, value.metric)) {
+        ic.state = CoverageState::Reported;
+        ic.reason = value_label(value) + ": " + *source;
+      } else if (auto why = not_a_measurement(ic.id, value, selections); !why.empty()) {
+        ic.state = CoverageState::Open;
+        ic.reason = why;
+      }
       continue;
     }
     if (auto why = not_applicable_reason(ic.id, cc, gpus)) {
@@ -109,7 +202,8 @@ CoverageReport compute_coverage(const std::vector<const ProbeSpec*>& probes, con
       }
       continue;
     }
-    ic.state = CoverageState::Planned;
+    ic.state = CoverageState::Open;
+    ic.reason = by ? "" : "no probe yet";
   }
   std::map<std::string, std::size_t> cat_index;
   CategoryCoverage total;
@@ -121,10 +215,11 @@ CoverageReport compute_coverage(const std::vector<const ProbeSpec*>& probes, con
       ++c->items;
       switch (ic.state) {
         case CoverageState::Measured: ++c->measured; break;
+        case CoverageState::Reported: ++c->reported; break;
         case CoverageState::NotRun: ++c->not_run; break;
         case CoverageState::Covered: ++c->covered; break;
         case CoverageState::NotApplicable: ++c->not_applicable; break;
-        case CoverageState::Planned: ++c->planned; break;
+        case CoverageState::Open: ++c->open; break;
       }
     }
   }
@@ -146,33 +241,33 @@ std::string coverage_markdown(const CoverageReport& c, bool per_item) {
   os << "## Coverage of the seeds' items\n\n";
   if (c.with_run)
     os << "Each item the seeds measure (data/coverage/seed-items.csv), on " << markdown_escape(c.chip)
-       << ": **measured** (a probe covers it and this run has its value), **not in this run** (a probe covers it, "
-          "the run did not select it), **not applicable** to this chip (with the reason), or **planned** (no probe "
-          "yet). Measured share = measured / (items − not applicable).\n\n";
+       << ": **measured** (timed or observed on the GPU by our code in this run), **reported** (a driver or NVML "
+          "property recorded with the run), **not in this run** (a probe covers it, the run did not select it), "
+          "**not applicable** to this chip (with the reason), or **still open** (no probe yet, or the run's answer is "
+          "undetermined or a single point of a curve). Share = (measured + reported) / (items − not applicable); "
+          "measured share = measured / (items − not applicable).\n\n";
   else
     os << "Each item the seeds measure (data/coverage/seed-items.csv): **covered** by a probe of this build, or "
-          "**planned** (no probe yet). Give a run file to see what it measured.\n\n";
+          "**still open** (no probe yet). Give a run file to see what it measured.\n\n";
   MarkdownTable t;
   t.column("Category");
   t.column("Items", MarkdownTable::Align::Right);
   if (c.with_run) {
-    t.column("Measured", MarkdownTable::Align::Right)
-        .column("Not in run", MarkdownTable::Align::Right)
-        .column("N/A", MarkdownTable::Align::Right)
-        .column("Planned", MarkdownTable::Align::Right)
-        .column("Measured share", MarkdownTable::Align::Right);
+    for (const char* h : {"Measured", "Reported", "Not in run", "N/A", "Still open", "Share", "Measured share"})
+      t.column(h, MarkdownTable::Align::Right);
   } else {
-    t.column("Covered", MarkdownTable::Align::Right).column("Planned", MarkdownTable::Align::Right)
+    t.column("Covered", MarkdownTable::Align::Right).column("Still open", MarkdownTable::Align::Right)
         .column("Covered share", MarkdownTable::Align::Right);
   }
   for (const CategoryCoverage& k : c.categories) {
     const std::string name = k.category == "total" ? "**total**" : markdown_escape(k.category);
+    const int applicable = k.items - k.not_applicable;
     if (c.with_run)
-      t.row({name, std::to_string(k.items), std::to_string(k.measured), std::to_string(k.not_run),
-             std::to_string(k.not_applicable), std::to_string(k.planned),
-             percent(k.measured, k.items - k.not_applicable)});
+      t.row({name, std::to_string(k.items), std::to_string(k.measured), std::to_string(k.reported),
+             std::to_string(k.not_run), std::to_string(k.not_applicable), std::to_string(k.open),
+             percent(k.measured + k.reported, applicable), percent(k.measured, applicable)});
     else
-      t.row({name, std::to_string(k.items), std::to_string(k.covered), std::to_string(k.planned),
+      t.row({name, std::to_string(k.items), std::to_string(k.covered), std::to_string(k.open),
              percent(k.covered, k.items)});
   }
   os << t.render() << "\n";
@@ -181,13 +276,20 @@ std::string coverage_markdown(const CoverageReport& c, bool per_item) {
     for (const auto& u : c.unknown_items) os << " " << code_span(markdown_escape(u));
     os << "\n\n";
   }
+  if (!c.cover_problems.empty()) {
+    os << "> ⚠ **Covers selecting no record or several** (make `where` name one record: the derived knee or best "
+          "of a curve, or the point the item is about):\n";
+    for (const auto& p : c.cover_problems) os << "> - " << markdown_escape(p) << "\n";
+    os << "\n";
+  }
   if (!per_item) return os.str();
   MarkdownTable items;
   items.column("Item").column("Quantity (the seed's wording)").column("Status");
   items.column("Ours", MarkdownTable::Align::Right).column("Seeds").column("Probe / reason");
   for (const ItemCoverage& ic : c.items) {
     std::string where = ic.reason;
-    if (ic.state == CoverageState::Measured) where = code_span(ic.probe) + " " + ic.metric + " (" + ic.reason + ")";
+    if (ic.state == CoverageState::Measured || ic.state == CoverageState::Reported)
+      where = code_span(ic.probe) + " " + ic.metric + " (" + ic.reason + ")";
     else if (ic.state == CoverageState::Covered || ic.state == CoverageState::NotRun) where = code_span(ic.probe) + " " + ic.metric;
     items.row({code_span(markdown_escape(ic.id)), markdown_escape(ic.item), to_string(ic.state), markdown_escape(ic.ours),
                markdown_escape(ic.seed + (ic.unit.empty() ? "" : " [" + ic.unit + "]")), markdown_escape(where)});
@@ -202,7 +304,8 @@ nlohmann::json coverage_categories_json(const CoverageReport& c) {
     if (k.category == "total") continue;
     out.push_back({{"category", k.category},
                    {"measured", c.with_run ? k.measured : k.covered},
-                   {"planned", k.planned + k.not_run},
+                   {"reported", k.reported},
+                   {"planned", k.open + k.not_run},
                    {"not_applicable", k.not_applicable}});
   }
   return out;

@@ -40,16 +40,18 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   return rows;
 }
 
+// One T per data row of a compiled-in table (the header row skipped).
+template <class T, class Make>
+static std::vector<T> table_rows(const char* csv, Make make) {
+  std::vector<T> out;
+  const auto rows = parse_csv(csv);
+  for (std::size_t r = 1; r < rows.size(); ++r) out.push_back(make(rows[r]));
+  return out;
+}
+
 const std::vector<SeedItem>& seed_items() {
-  static const std::vector<SeedItem> items = [] {
-    std::vector<SeedItem> out;
-    const auto rows = parse_csv(kSeedItemsCsv);
-    for (std::size_t r = 1; r < rows.size(); ++r) {
-      const auto& f = rows[r];
-      out.push_back({f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]});
-    }
-    return out;
-  }();
+  static const std::vector<SeedItem> items = table_rows<SeedItem>(
+      kSeedItemsCsv, [](const auto& f) { return SeedItem{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]}; });
   return items;
 }
 
@@ -66,15 +68,9 @@ bool is_seed_item(const std::string& id) {
 }
 
 const std::vector<NotApplicableRule>& not_applicable_rules() {
-  static const std::vector<NotApplicableRule> rules = [] {
-    std::vector<NotApplicableRule> out;
-    const auto rows = parse_csv(kNotApplicableCsv);
-    for (std::size_t r = 1; r < rows.size(); ++r) {
-      const auto& f = rows[r];
-      out.push_back({f[0], std::stoi(f[1]), std::stoi(f[2]), std::stoi(f[3]), f[4]});
-    }
-    return out;
-  }();
+  static const std::vector<NotApplicableRule> rules = table_rows<NotApplicableRule>(kNotApplicableCsv, [](const auto& f) {
+    return NotApplicableRule{f[0], std::stoi(f[1]), std::stoi(f[2]), std::stoi(f[3]), f[4]};
+  });
   return rules;
 }
 
@@ -84,6 +80,26 @@ std::optional<std::string> not_applicable_reason(const std::string& id, int cc, 
     const bool cc_ok = (rule.min_cc == 0 || cc >= rule.min_cc) && (rule.max_cc == 0 || cc <= rule.max_cc);
     if (!cc_ok || gpus < rule.min_gpus) return rule.reason;
   }
+  return std::nullopt;
+}
+
+const std::vector<ReportedValueRule>& reported_value_rules() {
+  static const std::vector<ReportedValueRule> rules = table_rows<ReportedValueRule>(
+      kReportedValuesCsv, [](const auto& f) { return ReportedValueRule{f[0], f[1], f[2]}; });
+  return rules;
+}
+
+std::optional<std::string> reported_value_source(const std::string& probe, const std::string& metric) {
+  for (const auto& rule : reported_value_rules())
+    if (rule.probe == probe && rule.metric == metric) return rule.source;
+  return std::nullopt;
+}
+
+std::optional<std::string> curve_axis(const std::string& id) {
+  static const auto curves = table_rows<std::pair<std::string, std::string>>(
+      kCurveItemsCsv, [](const auto& f) { return std::pair{f[0], f[1]}; });
+  for (const auto& [item, axis] : curves)
+    if (item == id) return axis;
   return std::nullopt;
 }
 

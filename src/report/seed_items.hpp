@@ -1,5 +1,7 @@
-// The seeds' measurement items (data/coverage/seed-items.csv, compiled in) and the rules that make
-// an item not applicable to a chip (data/coverage/not-applicable.csv): the checklist that
+// The seeds' measurement items (data/coverage/seed-items.csv, compiled in), the rules that make
+// an item not applicable to a chip (data/coverage/not-applicable.csv), the metrics that are the
+// driver's answer rather than a measurement (data/coverage/reported-values.csv) and the items that
+// are curves (data/coverage/curve-items.csv): the checklist that
 // `coverage` measures the suite against and the quantities `compare` lines up across chips.
 #pragma once
 #include <optional>
@@ -26,6 +28,14 @@ struct NotApplicableRule {
   std::string reason;
 };
 
+// A metric a probe records as the driver answers it (cudaOccupancyMaxPotentialClusterSize ...):
+// an item it answers is reported, not measured.
+struct ReportedValueRule {
+  std::string probe;
+  std::string metric;
+  std::string source;  // the call or property the value comes from
+};
+
 // RFC 4180 CSV (quoted fields with commas, doubled quotes, newlines); the first row is the header.
 // Throws std::invalid_argument on an unterminated quote or a row whose width differs from the header's.
 std::vector<std::vector<std::string>> parse_csv(const std::string& text);
@@ -37,6 +47,12 @@ const std::vector<NotApplicableRule>& not_applicable_rules();
 // Why `id` cannot be measured on a chip of this compute capability with this many GPUs; nullopt
 // when it can.
 std::optional<std::string> not_applicable_reason(const std::string& id, int cc, int gpus);
+const std::vector<ReportedValueRule>& reported_value_rules();
+// Where the driver answered `probe`'s `metric`; nullopt for a measured metric.
+std::optional<std::string> reported_value_source(const std::string& probe, const std::string& metric);
+// For an item about a curve (power vs active SMs, bandwidth vs bytes in flight), the axis it runs
+// over: only a derived record (the curve's knee, best or fit) answers it, never one of its points.
+std::optional<std::string> curve_axis(const std::string& id);
 
 // The first number in a seed value ("~4.22" -> 4.22; "24-32" -> 28, the middle of a range;
 // "≥32" -> 32); nullopt for text ("yes", "1:39", empty).

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "support/sample_run.hpp"
 
 namespace gd {
@@ -45,13 +47,13 @@ TEST(Coverage, MeasuredItemsCarryOurValueInTheSeedsUnit) {
   EXPECT_EQ(item(c, "latency.alu.ffma").ours, "4.05 cycles");
   EXPECT_EQ(item(c, "latency.alu.ffma").seed, "sm_120 4.22; sm_90 ~4; sm_70 ~4");
   EXPECT_EQ(item(c, "memory.dram.bandwidth").ours, "4600 GB/s") << "the read record, in the seed's GB/s";
-  EXPECT_EQ(item(c, "memory.l2.near_latency").state, CoverageState::Planned);
+  EXPECT_EQ(item(c, "memory.l2.near_latency").state, CoverageState::Open);
   EXPECT_EQ(item(c, "tensor.tcgen05.bf16.cta1.throughput").state, CoverageState::NotApplicable);
   const CategoryCoverage& total = c.categories.back();
   EXPECT_EQ(total.category, "total");
   EXPECT_EQ(total.items, 415);
   EXPECT_EQ(total.measured, 2);
-  EXPECT_EQ(total.measured + total.not_run + total.not_applicable + total.planned, total.items);
+  EXPECT_EQ(total.measured + total.reported + total.not_run + total.not_applicable + total.open, total.items);
 }
 
 TEST(Coverage, ACategoricalItemReadsTheRecordsTextAnswer) {
@@ -81,7 +83,7 @@ TEST(Coverage, SkippedProbesAreNotApplicableWithTheirReasonAndUnselectedOnesNotR
   EXPECT_EQ(item(c, "memory.l1.latency").state, CoverageState::NotRun);
 }
 
-TEST(Coverage, WithoutARunItemsAreCoveredOrPlanned) {
+TEST(Coverage, WithoutARunItemsAreCoveredOrStillOpen) {
   const ProbeSpec ffma = probe("latency.alu.ffma", {{"latency.alu.ffma", "latency/cycles", {}}});
   const CoverageReport c = compute_coverage({&ffma}, nullptr);
   EXPECT_EQ(item(c, "latency.alu.ffma").state, CoverageState::Covered);
@@ -96,6 +98,131 @@ TEST(Coverage, ACoverNamingNoSeedItemIsReported) {
   EXPECT_EQ(unknown_covers({&bad}), std::vector<std::string>{"latency.alu.ffma: latency.alu.fmaa"});
   const CoverageReport c = compute_coverage({&bad}, nullptr);
   EXPECT_NE(coverage_markdown(c, false).find("Covers naming no seed item"), std::string::npos);
+}
+
+// The honest count: what the driver says is reported, never measured.
+TEST(Coverage, DriverAttributesAreReportedNotMeasured) {
+  RunDocument run = h200_run({});
+  run.device["sm_count"] = 132;  // item_values answers platform.sm_count from the device description
+  const ProbeSpec map = probe("topology.cluster.gpc_map", {{"cluster.max_size", "topology/max_cluster_size", {}},
+                                                           {"topology.smid_range", "topology/nsmid", {}}});
+  run.records.push_back(record("topology.cluster.gpc_map", {},
+                               {metric("topology/max_cluster_size", "blocks", 16, 16, 16, 1),
+                                metric("topology/nsmid", "ids", 132, 132, 132, 1)}));
+  const CoverageReport c = compute_coverage({&map}, &run);
+  EXPECT_EQ(item(c, "platform.sm_count").state, CoverageState::Reported);
+  EXPECT_EQ(item(c, "platform.sm_count").probe, "device");
+  // A metric data/coverage/reported-values.csv names as the driver's answer, though a probe records it.
+  EXPECT_EQ(item(c, "cluster.max_size").state, CoverageState::Reported);
+  EXPECT_NE(item(c, "cluster.max_size").reason.find("cudaOccupancyMaxPotentialClusterSize"), std::string::npos);
+  EXPECT_EQ(item(c, "topology.smid_range").state, CoverageState::Measured) << "%nsmid read by our kernel";
+  const CategoryCoverage& total = c.categories.back();
+  EXPECT_EQ(total.measured, 1);
+  EXPECT_EQ(total.reported, 2);
+}
+
+TEST(Coverage, AnUndeterminedAnswerIsStillOpen) {
+  const ProbeSpec pipes =
+      probe("pipes.interference.ffma", {{"pipes.map.ffma", "extra.pipe", {{"method", std::string("both")}}}});
+  Record both = record("pipes.interference.ffma", {{"method", std::string("both")}}, {});
+  both.extra["pipe"] = "undetermined (by interference; no ncu counters in this run)";
+  const RunDocument run = h200_run({both});
+  const ItemCoverage& i = item(compute_coverage({&pipes}, &run), "pipes.map.ffma");
+  EXPECT_EQ(i.state, CoverageState::Open);
+  EXPECT_NE(i.reason.find("undetermined"), std::string::npos) << i.reason;
+  EXPECT_TRUE(is_undetermined(" absent: this run has no extra.ncu"));
+  EXPECT_FALSE(is_undetermined("fma+fmaheavy (ncu's busiest pipes); interference: undetermined"));
+}
+
+// power.vs_active_sms is a curve: power against active SMs, summarized by a fit record.
+RunDocument power_curve_run() {
+  std::vector<Record> records;
+  for (std::int64_t e : {1, 4, 8})
+    records.push_back(record("power.sm_scaling", {{"sm_eighths", e}}, {metric("power/w", "W", 80.0 + 10 * e, 80, 160, 5)}));
+  Record fit = record("power.sm_scaling", {{"sm_eighths", std::string("fit")}},
+                      {metric("power/w", "W", 160, 160, 160, 1), metric("power/w_per_sm", "W", 0.6, 0.6, 0.6, 1)});
+  fit.derived = true;
+  records.push_back(fit);
+  return h200_run(records);
+}
+
+TEST(Coverage, OnePointOfACurveIsNotAMeasurementOfIt) {
+  const RunDocument run = power_curve_run();
+  // An empty `where` reads the first point: the cover selects four records.
+  const ProbeSpec loose = probe("power.sm_scaling", {{"power.vs_active_sms", "power/w", {}}});
+  const CoverageReport c = compute_coverage({&loose}, &run);
+  EXPECT_EQ(item(c, "power.vs_active_sms").state, CoverageState::Open);
+  EXPECT_NE(item(c, "power.vs_active_sms").reason.find("selects 4 records"), std::string::npos)
+      << item(c, "power.vs_active_sms").reason;
+  // A `where` naming one point selects one record, but the item is the curve (curve-items.csv).
+  const ProbeSpec point = probe("power.sm_scaling", {{"power.vs_active_sms", "power/w", {{"sm_eighths", std::int64_t{8}}}}});
+  const ItemCoverage& one = item(compute_coverage({&point}, &run), "power.vs_active_sms");
+  EXPECT_EQ(one.state, CoverageState::Open);
+  EXPECT_NE(one.reason.find("over active SMs"), std::string::npos) << one.reason;
+  // An item about one point of a sweep is answered by that point (the board power at full load).
+  const ProbeSpec peak = probe("power.sm_scaling", {{"power.peak_measured", "power/w", {{"sm_eighths", std::int64_t{8}}}}});
+  EXPECT_EQ(item(compute_coverage({&peak}, &run), "power.peak_measured").state, CoverageState::Measured);
+  const ProbeSpec derived =
+      probe("power.sm_scaling", {{"power.vs_active_sms", "power/w", {{"sm_eighths", std::string("fit")}}}});
+  EXPECT_EQ(item(compute_coverage({&derived}, &run), "power.vs_active_sms").state, CoverageState::Measured);
+}
+
+TEST(Coverage, EachCoverSelectsOneRecordOrASkip) {
+  const RunDocument run = power_curve_run();
+  const ProbeSpec p = probe("power.sm_scaling", {{"power.vs_active_sms", "power/w", {}},
+                                                 {"power.model.per_sm", "power/w_per_sm", {{"sm_eighths", std::string("fit")}}},
+                                                 {"power.model.static", "power/p0_w", {{"sm_eighths", std::string("fit")}}}});
+  RunDocument with_skip = run;
+  with_skip.records.push_back(not_run("links.peer.latency", {}, Status::Skipped, "needs 2 GPUs; this machine has 1"));
+  const ProbeSpec peer = probe("links.peer.latency", {{"interconnect.p2p.intra_switch", "bandwidth/gbps", {}}});
+  const auto sel = cover_selections(with_skip, {&p, &peer});
+  ASSERT_EQ(sel.size(), 4u);
+  EXPECT_FALSE(sel[0].ok());
+  EXPECT_EQ(sel[0].problem(), "power.sm_scaling: power.vs_active_sms (power/w) selects 4 records: [sm_eighths=1] "
+                              "[sm_eighths=4] [sm_eighths=8] [sm_eighths=fit]");
+  EXPECT_TRUE(sel[1].ok());
+  EXPECT_EQ(sel[1].problem(), "");
+  EXPECT_FALSE(sel[2].ok()) << "no record carries power/p0_w";
+  EXPECT_EQ(sel[2].problem(), "power.sm_scaling: power.model.static (power/p0_w where sm_eighths=fit) selects no record");
+  EXPECT_TRUE(sel[3].ok()) << "the probe was skipped on this chip: the skip says why";
+  const CoverageReport c = compute_coverage({&p, &peer}, &with_skip);
+  EXPECT_EQ(c.cover_problems.size(), 2u);
+  EXPECT_NE(coverage_markdown(c, false).find("Covers selecting no record or several"), std::string::npos);
+  // A metric only `run --ncu` collects is absent from a run without the profiler; an undeclared one is a typo.
+  ProbeSpec multicast = probe("async.tensor.multicast", {{"async.tma.multicast.l2_traffic.distinct", "l2/read_bytes_per_landed_byte",
+                                                          {{"mode", std::string("distinct_l2_traffic")}}}});
+  const RunDocument plain = h200_run({record("async.tensor.multicast", {{"mode", std::string("distinct_l2_traffic")}},
+                                             {metric("bandwidth/delivered_tbps", "TB/s", 4.5, 4.5, 4.5, 5)})});
+  EXPECT_FALSE(cover_selections(plain, {&multicast})[0].ok()) << "undeclared metric";
+  multicast.metrics = {{"l2/read_bytes_per_landed_byte", "B/B", "L2 read sectors x 32 over bytes landed"}};
+  EXPECT_FALSE(cover_selections(plain, {&multicast})[0].ok()) << "a metric every run should carry";
+  multicast.metrics = {{"l2/read_bytes_per_landed_byte", "B/B", "derived, --ncu: L2 read sectors x 32 over bytes landed"}};
+  EXPECT_TRUE(cover_selections(plain, {&multicast})[0].ok());
+  EXPECT_FALSE(cover_selections(h200_run({}), {&multicast})[0].ok()) << "the probe did not run there at all";
+  // A failed point explains nothing: the cover is still missing its record.
+  RunDocument failed = run;
+  failed.records.push_back(not_run("links.peer.latency", {}, Status::Failed, "cudaErrorLaunchFailure"));
+  EXPECT_FALSE(cover_selections(failed, {&peer})[0].ok());
+}
+
+TEST(Coverage, TheTableCountsMeasuredAndReportedApartAndTheirShareOfApplicableItems) {
+  RunDocument run = power_curve_run();
+  run.device["sm_count"] = 132;
+  const ProbeSpec p = probe("power.sm_scaling", {{"power.model.per_sm", "power/w_per_sm", {{"sm_eighths", std::string("fit")}}}});
+  const CoverageReport c = compute_coverage({&p}, &run);
+  const std::string md = coverage_markdown(c, false);
+  EXPECT_NE(md.find("| Measured | Reported | Not in run | N/A | Still open | Share | Measured share |"), std::string::npos)
+      << md;
+  const CategoryCoverage& total = c.categories.back();
+  EXPECT_EQ(total.measured, 1);
+  EXPECT_EQ(total.reported, 1);
+  const int applicable = total.items - total.not_applicable;
+  const auto at = md.find("| **total**");
+  ASSERT_NE(at, std::string::npos);
+  const std::string row = md.substr(at, md.find('\n', at) - at);
+  const auto pct = [](int part, int whole) { return std::to_string(int(std::lround(100.0 * part / whole))) + " %"; };
+  EXPECT_NE(row.find(pct(2, applicable)), std::string::npos) << row;
+  EXPECT_NE(row.find(pct(1, applicable)), std::string::npos) << row;
 }
 
 }  // namespace

@@ -231,6 +231,12 @@ ProbeSpec atomic_spec(bool reductions) {
                {"atomic/gops", "Gop/s", "atomics per second over the whole GPU"},
                {"atomic/per_clk_per_sm", "op/clk/SM", "atomics per SM clock per SM"},
                {"atomic/float_over_int", "ratio", "add.f32 over add.u32 (latency or throughput)"}};
+  const auto global_latency = [](const char* op) {
+    return Params{{"mode", std::string("latency")}, {"op", std::string(op)}, {"space", std::string("global")}};
+  };
+  if (!reductions)
+    s.covers = {{"atomics.global.add_f32", "atomic/latency_cycles", global_latency("add_f32")},
+                {"atomics.global.add_u32", "atomic/latency_cycles", global_latency("add_u32")}};
   s.run = run_atomic;
   if (!reductions) s.summarize = summarize_atomic;
   s.time_cap_s = reductions ? 4 : 10;

@@ -153,6 +153,14 @@ ProbeSpec bank_spec() {
                {"shared/bytes_per_clk", "B/clk/SM", "bytes the warps asked for per SM clock"},
                {"shared/model_wavefronts", "passes", "bank model: most distinct words one bank must deliver (conflict degree)"},
                {"shared/cycles_per_extra_way", "cycles", "slope of cycles over the model's wavefronts (stride >= 1)"}};
+  // 32-bit words: the seeds' banks are 4 B wide. Stride 1 is conflict-free (stride 0 broadcasts);
+  // stride 32 puts all 32 lanes in one bank. The penalty per way is the derived slope.
+  const auto lat = [](ParamValue stride) {
+    return Params{{"mode", std::string("latency")}, {"stride", std::move(stride)}, {"width", std::int64_t(4)}};
+  };
+  s.covers = {{"smem.latency", "shared/latency_cycles", lat(std::int64_t(1))},
+              {"smem.bank_conflict.latency_32way", "shared/latency_cycles", lat(std::int64_t(32))},
+              {"smem.bank_conflict.penalty_per_way", "shared/cycles_per_extra_way", lat(std::string("slope"))}};
   s.run = run_bank;
   s.summarize = summarize_bank;
   s.time_cap_s = 6;

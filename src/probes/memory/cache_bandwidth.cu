@@ -216,6 +216,9 @@ ProbeSpec level_spec() {
   s.metrics.push_back({"ncu/l2_bytes_per_loaded_byte", "B/B", "--ncu, L2 points: L2 read sectors x 32 over bytes loaded"});
   s.metrics.push_back({"ncu/dram_bytes_per_loaded_byte", "B/B", "--ncu, L2 points: DRAM bytes read over bytes loaded"});
   s.ncu_metrics = kServedByCounters;
+  // 128-bit LDS, the widest load: every width reaches the same ~128 B/clk/SM on an H200.
+  s.covers = {{"smem.bandwidth.local_peak", "bandwidth/bytes_per_clk_per_sm",
+               {{"level", std::string("shared")}, {"width", std::int64_t(16)}}}};
   s.run = run_level;
   s.summarize = summarize_level;
   s.time_cap_s = 10;

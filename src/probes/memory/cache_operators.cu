@@ -211,6 +211,8 @@ ProbeSpec signature_spec() {
   s.metrics = {{"latency/cycles", "cycles", "per dependent access (see extra.measures)"},
                {"latency/ns", "ns", "the same at the observed clock"},
                {"signature/served_by_l1", "count", "operators whose access is served by L1"}};
+  // Each operator's load repeats after one warming pass, so ld.cg reads L2-resident lines.
+  s.covers = {{"cache_ops.ld_global_cg.latency", "latency/cycles", {{"op", std::string("ld.cg")}}}};
   s.run = run_signature;
   s.summarize = summarize_signature;
   s.time_cap_s = 4;

@@ -279,6 +279,9 @@ ProbeSpec partition_spec() {
                {"partition/separation_cycles", "cycles", "median over SMs of far - near"},
                {"latency/after_same_partition_write_cycles", "cycles",
                 "every line read first by an SM of the partition whose SM wrote it (pass 0): near or far homing hidden"}};
+  // The SM x SM matrix is the derived record's extra.sm_distance_cycles; separation (far - near,
+  // median over SMs) is the number that stands for it.
+  s.covers = {{"topology.l2_distance_matrix", "partition/separation_cycles", {{"lines", std::string("partition_map")}}}};
   s.run = run_partition;
   s.summarize = summarize_partition;
   s.time_cap_s = 6;

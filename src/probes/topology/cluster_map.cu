@@ -189,7 +189,9 @@ ProbeSpec map_spec() {
   s.covers = {{"topology.logical_gpc_count", "topology/gpcs", {}},
               {"topology.sms_per_gpc", "topology/sms_per_gpc_max", {}},
               {"topology.smid_range", "topology/nsmid", {}},
-              {"cluster.max_size", "topology/max_cluster_size", {}}};
+              {"cluster.max_size", "topology/max_cluster_size", {}},
+              // The map itself is the record's extra.gpcs; the SMs it places stand for it.
+              {"topology.sm_to_gpc_map", "topology/sms_mapped", {}}};
   s.run = run_map;
   s.time_cap_s = 10;
   s.quick_time_cap_s = 5;

@@ -245,8 +245,12 @@ ProbeSpec bandwidth_spec() {
                {"bandwidth/cluster_bytes_per_clk", "B/clk", "per-SM figure times the cluster size"},
                {"bandwidth/gpu_bytes_per_clk", "B/clk", "all blocks' bytes over the slowest block's cycles"},
                {"bandwidth/gpu_gbps", "GB/s", "the same at the observed SM clock"}};
-  s.covers = {{"cluster.dsmem.bw_by_ptx_pattern", "bandwidth/bytes_per_clk_per_sm",
-               {{"cluster_size", std::int64_t(2)}, {"op", std::string("ld")}, {"width", std::int64_t(16)}}}};
+  const auto ld16 = [](std::int64_t cluster_size) {
+    return Params{{"cluster_size", cluster_size}, {"op", std::string("ld")}, {"width", std::int64_t(16)}};
+  };
+  // A cluster of one reads the block's own shared memory through the cluster window (ld.shared::cluster).
+  s.covers = {{"cluster.dsmem.bw_by_ptx_pattern", "bandwidth/bytes_per_clk_per_sm", ld16(2)},
+              {"smem.bandwidth.via_cluster_address", "bandwidth/bytes_per_clk_per_sm", ld16(1)}};
   s.run = run_bandwidth;
   s.time_cap_s = 15;
   s.quick_time_cap_s = 4;
