@@ -94,7 +94,8 @@ std::vector<CoverSelection> cover_selections(const RunDocument& run, const std::
 static std::string not_a_measurement(const std::string& item, const ItemValue& v,
                                      const std::vector<CoverSelection>& selections) {
   if (!v.text.empty() && is_undetermined(v.text)) return "the run's answer is undetermined: " + v.text;
-  if (!v.record || v.record->derived) return "";
+  if (!v.record) return "";
+  // Several derived records (one per schedule, per source) are as ambiguous as several points.
   for (const CoverSelection& s : selections) {
     if (s.cover->item != item || s.cover->metric != v.metric) continue;
     if (std::find(s.records.begin(), s.records.end(), v.record) == s.records.end()) continue;
@@ -102,6 +103,7 @@ static std::string not_a_measurement(const std::string& item, const ItemValue& v
       return "one point of a curve: the cover selects " + std::to_string(s.records.size()) + " records of " +
              s.probe->id + " (make its `where` name the derived knee or best)";
   }
+  if (v.record->derived) return "";
   if (auto axis = curve_axis(item))
     return "one point of a curve over " + *axis + ": " + record_label(*v.record) +
            " is a raw point, and only a record derived from the curve (knee, best, fit) answers it";

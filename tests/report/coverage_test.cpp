@@ -165,6 +165,11 @@ TEST(Coverage, OnePointOfACurveIsNotAMeasurementOfIt) {
   const ProbeSpec derived =
       probe("power.sm_scaling", {{"power.vs_active_sms", "power/w", {{"sm_eighths", std::string("fit")}}}});
   EXPECT_EQ(item(compute_coverage({&derived}, &run), "power.vs_active_sms").state, CoverageState::Measured);
+  // Two derived records (another fit, say per load) leave the cover as ambiguous as two points.
+  RunDocument two_fits = run;
+  two_fits.records.push_back(two_fits.records.back());
+  two_fits.records.back().params.emplace_back("load", std::string("ffma"));
+  EXPECT_EQ(item(compute_coverage({&derived}, &two_fits), "power.vs_active_sms").state, CoverageState::Open);
 }
 
 TEST(Coverage, EachCoverSelectsOneRecordOrASkip) {

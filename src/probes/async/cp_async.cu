@@ -184,20 +184,24 @@ void run_cp_async_stream(ProbeContext& ctx) {
 }
 
 // The seed items each row measures (gpudissect coverage): the knee record of the DRAM curve, and
-// for 16-byte .cg the SM_100 study's MLA configurations (1 CTA/SM, 64/128/256 threads).
+// for 16-byte .cg the SM_100 study's MLA configurations (1 CTA/SM, 64/128/256 threads). Those are
+// curves over stages with no derived record of their own yet: each cover names its deepest point
+// (16 stages) so that it selects one record, and coverage counts the item open until the probe
+// derives the best per configuration.
 std::vector<SeedCover> cp_async_covers(const std::string& row) {
   const Params knee{{"source", std::string("dram")}, {"curve", std::string("knee")}};
   if (row == "ca8") return {{"async.cp_async.bw_vs_inflight.8b", "bandwidth/tbps", knee}};
   if (row == "ca4") return {{"async.cp_async.bw_vs_inflight.4b", "bandwidth/tbps", knee}};
   if (row != "cg16") return {};
   const auto mla = [](std::int64_t threads) {
-    return Params{{"source", std::string("dram")}, {"ctas_per_sm", std::int64_t(1)}, {"threads", threads}};
+    return Params{{"source", std::string("dram")}, {"ctas_per_sm", std::int64_t(1)}, {"threads", threads},
+                  {"stages", std::int64_t(16)}};
   };
   return {{"async.cp_async.bw_vs_inflight.16b", "bandwidth/tbps", knee},
           {"async.cp_async.saturation_inflight", "knee/bytes_per_sm", knee},
           {"async.cp_async.peak_bw", "bandwidth/tbps", knee},
           {"async.cp_async.latency_base", "latency/littles_unloaded_ns", knee},
-          {"async.cp_async.latency_vs_inflight", "latency/littles_ns", {{"source", std::string("dram")}}},
+          {"async.cp_async.latency_vs_inflight", "latency/littles_knee_ns", knee},
           {"async.cp_async.mla.bw_vs_stages.t64", "bandwidth/tbps", mla(64)},
           {"async.cp_async.mla.bw_vs_stages.t128", "bandwidth/tbps", mla(128)},
           {"async.cp_async.mla.bw_vs_stages.t256", "bandwidth/tbps", mla(256)}};

@@ -250,7 +250,9 @@ ProbeSpec sm_scaling_spec() {
   s.covers = {{"power.model.static", "power/p0_w", {{"sm_eighths", "fit"}}},
               {"power.model.per_sm", "power/w_per_sm", {{"sm_eighths", "fit"}}},
               {"power.model.static_share", "power/static_share_pct", {{"sm_eighths", "fit"}}},
-              {"power.vs_active_sms", "power/w", {}}};
+              // A curve with no derived record of its own (the fit gives P0 and W/SM): the full
+              // chip's point selects one record, and coverage counts the item open.
+              {"power.vs_active_sms", "power/w", {{"sm_eighths", std::int64_t(8)}}}};
   s.run = run_sm_scaling;
   s.summarize = summarize_sm_scaling;
   s.time_cap_s = 15;
