@@ -20,7 +20,7 @@ Record tbps(const std::string& id, Params p, double v) {
   return record(id, std::move(p), {metric("bandwidth/tbps", "TB/s", v, v * 0.99, v * 1.01, 9)});
 }
 
-// The 2026-11-30f picture: the persistent grid-stride probe comes first in the run, a one-shot
+// The 2026-11-30f dataset's picture: the persistent grid-stride probe comes first in the run, a one-shot
 // grid of another probe wrote faster, and a TMA bulk load read faster than both.
 RunDocument dram_run() {
   RunDocument doc = test_support::sample_run();
