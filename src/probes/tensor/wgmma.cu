@@ -62,10 +62,13 @@ void run_throughput(ProbeContext& ctx) {
   emit_rate(ctx, row, r);
 }
 
-// The same kernel as the throughput point, but only a few launches after the board has idled:
-// under sustained random-input load a 700 W H200 holds about 1620 MHz (its power limit), while a
-// burst of a few milliseconds runs near the application clock. Both are real rates; this one is
-// what short benchmarks report, the throughput probe's is what a long-running kernel gets.
+// The same kernel as the throughput point, but only a few launches after the board has idled.
+// What the clock does (an H200, 2026-12-02, ncu's sm__cycles_elapsed.avg.per_second beside
+// clock64/globaltimer): a 40 us wgmma launch from idle runs at about 1950 MHz, a 0.8 ms burst
+// already at about 1625 MHz, the sustained loop's speed, while NVML reports 1980 MHz and names no
+// limiter and the board draws far less than its 700 W. So the drop is the chip's own fast clock
+// reduction under tensor load, within a millisecond, not the power limit, and a burst of this
+// length does not escape it: points here carry clock_below_application like the throughput ones.
 void run_burst(ProbeContext& ctx) {
   const OpRow& row = op_named(ctx.str_param("op"));
   const int n = int(ctx.int_param("n"));
