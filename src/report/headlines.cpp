@@ -117,6 +117,12 @@ std::vector<HeadlineRule> make_rules() {
   return r;
 }
 
+std::string joined(const std::vector<std::string>& v, const char* sep = "; ") {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
 bool has_params(const Record& r, const Params& where) {
   return std::all_of(where.begin(), where.end(), [&](const auto& kv) {
     const ParamValue* v = find_param(r.params, kv.first);
@@ -198,7 +204,7 @@ std::vector<std::string> record_verdicts(const Record& r) {
   if (r.sass.status != SassStatus::Verified && r.sass.status != SassStatus::NotApplicable)
     v.push_back("sass " + to_string(r.sass.status));
   if (r.convergence.recorded && !r.convergence.converged) v.push_back("not converged");
-  if (const std::string t = throttle_text(r); !t.empty()) v.push_back("throttled: " + t);
+  if (const auto by = throttled_by(r); by && !by->empty()) v.push_back("throttled: " + joined(*by, ", "));
   for (const std::string& f : record_flags(r)) v.push_back(f);
   return v;
 }
@@ -221,11 +227,7 @@ std::string peak_text(const Headline& h) {
   return fmt_num(h.percent_of_peak_at_clock, 4) + " % / " + app;
 }
 nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
-  return s;
-}
+
 }  // namespace
 
 std::string headlines_markdown(const std::vector<Headline>& headlines) {

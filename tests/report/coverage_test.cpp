@@ -127,7 +127,8 @@ TEST(Coverage, AnUndeterminedAnswerIsStillOpen) {
   Record both = record("pipes.interference.ffma", {{"method", std::string("both")}}, {});
   both.extra["pipe"] = "undetermined (by interference; no ncu counters in this run)";
   const RunDocument run = h200_run({both});
-  const ItemCoverage& i = item(compute_coverage({&pipes}, &run), "pipes.map.ffma");
+  const CoverageReport report = compute_coverage({&pipes}, &run);  // item() refers into it: keep it alive
+  const ItemCoverage& i = item(report, "pipes.map.ffma");
   EXPECT_EQ(i.state, CoverageState::Open);
   EXPECT_NE(i.reason.find("undetermined"), std::string::npos) << i.reason;
   EXPECT_TRUE(is_undetermined(" absent: this run has no extra.ncu"));
@@ -156,7 +157,8 @@ TEST(Coverage, OnePointOfACurveIsNotAMeasurementOfIt) {
       << item(c, "power.vs_active_sms").reason;
   // A `where` naming one point selects one record, but the item is the curve (curve-items.csv).
   const ProbeSpec point = probe("power.sm_scaling", {{"power.vs_active_sms", "power/w", {{"sm_eighths", std::int64_t{8}}}}});
-  const ItemCoverage& one = item(compute_coverage({&point}, &run), "power.vs_active_sms");
+  const CoverageReport one_report = compute_coverage({&point}, &run);  // item() refers into it
+  const ItemCoverage& one = item(one_report, "power.vs_active_sms");
   EXPECT_EQ(one.state, CoverageState::Open);
   EXPECT_NE(one.reason.find("over active SMs"), std::string::npos) << one.reason;
   // An item about one point of a sweep is answered by that point (the board power at full load).

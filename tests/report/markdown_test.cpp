@@ -71,7 +71,7 @@ TEST_F(MarkdownReport, ThrottledPointsAreCountedAndFlagged) {
   doc.records[0].extra["throttle"] = {{"by", nlohmann::json::array()}, {"ns", nlohmann::json::object()}};
   const std::string md = markdown_report(doc);
   EXPECT_TRUE(has(md, "> ⚠ 1 measured points ran while NVML saw a clock limiter act")) << md;
-  EXPECT_TRUE(has(line_with(md, "triad"), "**power_cap** ⚠")) << md;
+  EXPECT_TRUE(has(line_with(md, "| triad"), "**power_cap** ⚠")) << md;
 }
 
 TEST_F(MarkdownReport, ClockSourcesAreTellable) {
@@ -79,7 +79,7 @@ TEST_F(MarkdownReport, ClockSourcesAreTellable) {
   doc.records[3].sm_clock_source = ClockSource::None;
   doc.records[3].sm_clock_detail = "no SM code runs";
   const std::string md = markdown_report(doc);
-  EXPECT_TRUE(has(line_with(md, "triad"), " none |")) << md;
+  EXPECT_TRUE(has(line_with(md, "| triad"), " none |")) << md;
   EXPECT_TRUE(has(line_with(md, "|                       4 |"), "1980 (pts)")) << md;
   EXPECT_TRUE(has(md, "How to read the tables"));
 }
@@ -92,7 +92,7 @@ TEST_F(MarkdownReport, OneTablePerProbeWithParamsMetricsAndSass) {
   EXPECT_TRUE(has(row64, "| verified")) << row64;
   EXPECT_TRUE(has(line_with(md, "|   128 |"), "**MISMATCH** ⚠"));
   EXPECT_TRUE(has(md, "- ⚠ SASS mismatch: expected FFMA >= 64, found FFMA x32, FMUL x32 (chain=128)"));
-  const std::string triad = line_with(md, "triad");
+  const std::string triad = line_with(md, "| triad");
   EXPECT_TRUE(has(triad, "4.512 (4.498–4.521, n=15)")) << triad;
   EXPECT_TRUE(has(triad, "91.75 (91.47–91.94, n=15)")) << triad;
   EXPECT_TRUE(has(md, "bandwidth/tbps [TB/s]"));
@@ -154,7 +154,7 @@ TEST(MarkdownReportFixture, FullDeviceDescription) {
   EXPECT_TRUE(has(line_with(md, "| PCIe "), "Gen5 x16"));
   EXPECT_TRUE(has(line_with(md, "| Features "), "clusters, tma, wgmma, setmaxnreg"));
   EXPECT_TRUE(has(line_with(md, "| write |"), "**unverified** ⚠"));
-  EXPECT_TRUE(has(line_with(md, "triad"), "1755 (?)")) << "a version-1 file does not say where its clock came from";
+  EXPECT_TRUE(has(line_with(md, "| triad"), "1755 (?)")) << "a version-1 file does not say where its clock came from";
 }
 
 }  // namespace
