@@ -5,6 +5,7 @@
 
 #include "core/clock_check.hpp"
 #include "core/match.hpp"
+#include "analysis/throughput.hpp"
 #include "report/format.hpp"
 #include "report/run_view.hpp"
 
@@ -207,6 +208,51 @@ std::vector<std::string> record_verdicts(const Record& r) {
   if (const auto by = throttled_by(r); by && !by->empty()) v.push_back("throttled: " + joined(*by, ", "));
   for (const std::string& f : record_flags(r)) v.push_back(f);
   return v;
+}
+
+bool pipe_class_strictly_matches(const std::string& interference_class, const std::vector<std::string>& busiest) {
+  const auto& own = counter_pipes_of_class(interference_class);
+  const auto owns = [&](const std::string& p) { return std::find(own.begin(), own.end(), p) != own.end(); };
+  bool any = false;
+  for (const std::string& p : busiest) {
+    if (!owns(p)) {
+      if (p != "shared") return false;  // Hopper's shared FP64/tensor pipe decides nothing alone
+      continue;
+    }
+    any = true;
+  }
+  return any;
+}
+
+PipeAgreement pipe_agreement(const RunDocument& doc) {
+  PipeAgreement a;
+  for (const Record& r : doc.records) {
+    if (r.status != Status::Ok || !r.derived || !glob_match("pipes.interference.*", r.id)) continue;
+    const ParamValue* method = find_param(r.params, "method");
+    if (!method || to_string(*method) != "both") continue;
+    ++a.rows;
+    const std::string top = r.extra.value("pipe_by_interference", std::string("undetermined"));
+    const auto ncu = r.extra.find("pipe_by_ncu");
+    std::vector<std::string> busiest;
+    if (ncu != r.extra.end() && ncu->is_object() && ncu->contains("busiest") && (*ncu)["busiest"].is_array())
+      for (const auto& p : (*ncu)["busiest"])
+        if (p.is_string()) busiest.push_back(p.get<std::string>());
+    if (top == "undetermined" || busiest.empty()) {
+      ++a.undetermined;
+      continue;
+    }
+    if (pipe_class_strictly_matches(top, busiest)) {
+      ++a.strict;
+      continue;
+    }
+    bool tie = false;
+    if (const auto t = r.extra.find("pipe_by_interference_tied"); t != r.extra.end() && t->is_array())
+      for (const auto& c : *t)
+        if (c.is_string() && pipe_class_strictly_matches(c.get<std::string>(), busiest)) tie = true;
+    if (tie) ++a.through_tie;
+    else a.misses.push_back(r.id + ": interference " + top + ", ncu " + joined(busiest, "+"));
+  }
+  return a;
 }
 
 std::string headline_source_label(const Headline& h) {

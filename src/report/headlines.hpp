@@ -73,6 +73,18 @@ std::vector<std::string> record_verdicts(const Record& r);
 // "memory.bandwidth.dram_shape op=write launch=oneshot width=16 block=256 per_thread=1".
 std::string headline_source_label(const Headline& h);
 
+// How often the two pipe methods of pipes.interference.* name the same pipe, over its derived
+// rows (method=both). Strict: interference's top class owns every pipe ncu found busiest, the
+// FP64/tensor shared pipe aside (it serves both), and at least one of them. Through a tie: not
+// strict, but a class interference could not tell apart from its top one passes the same test.
+// Undetermined rows (interference could not decide, or no counters) stay in the denominator.
+struct PipeAgreement {
+  int rows = 0, strict = 0, through_tie = 0, undetermined = 0;
+  std::vector<std::string> misses;  // "pipes.interference.dadd: interference tensor, ncu fp64+shared"
+};
+PipeAgreement pipe_agreement(const RunDocument& doc);
+bool pipe_class_strictly_matches(const std::string& interference_class, const std::vector<std::string>& busiest);
+
 // Views: a Markdown table (quantity, value, unit, SM clock, record, verdicts) and a JSON array.
 std::string headlines_markdown(const std::vector<Headline>& headlines);
 nlohmann::json headlines_json(const std::vector<Headline>& headlines);

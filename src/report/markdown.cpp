@@ -218,9 +218,31 @@ std::string category_sections(const std::vector<Record>& records) {
   return out;
 }
 
+// The pipe study's agreement, counted strictly (report/headlines.hpp): rows where the two methods
+// could not both answer stay in the denominator.
+std::string pipe_agreement_line(const RunDocument& doc) {
+  const PipeAgreement a = pipe_agreement(doc);
+  if (a.rows == 0) return "";
+  if (a.undetermined == a.rows)
+    return "Pipe assignment (`pipes.interference.*`): not checked in this run, no row has both methods' answers "
+           "(run the pipe probes under `run --ncu`).\n\n";
+  std::ostringstream os;
+  os << "Pipe assignment (`pipes.interference.*`): interference and ncu's counters name the same pipe "
+     << "strictly on **" << a.strict << " of " << a.rows << "** rows (" << fmt_num(100.0 * a.strict / a.rows, 3)
+     << " %); " << a.through_tie << " more agree only through a class interference could not tell apart, "
+     << a.undetermined << " are undetermined (counted as misses), " << a.misses.size() << " disagree";
+  if (!a.misses.empty()) {
+    os << ":";
+    for (std::size_t i = 0; i < a.misses.size(); ++i) os << (i ? "; " : " ") << markdown_escape(a.misses[i]);
+  }
+  os << ".\n\n";
+  return os.str();
+}
+
 std::string at_a_glance(const RunDocument& doc) {
   const auto headlines = resolve_headlines(doc);
-  if (headlines.empty()) return "";
+  const std::string pipes = pipe_agreement_line(doc);
+  if (headlines.empty() && pipes.empty()) return "";
   return "## The chip at a glance\n\nEach quantity's headline is the best honest record of it in this run, chosen "
          "by one rule for every view (report, coverage, guide, `gpudissect headlines`): the highest of every record "
          "that measures a rate or bandwidth, whatever kernel shape or engine reached it, or the one record that "
@@ -228,7 +250,7 @@ std::string at_a_glance(const RunDocument& doc) {
          "is the clock that record ran at, read inside its kernels; a verdict (SASS not verified, not converged, "
          "throttled, `clock_below_application`: more than 3 % under the application clock) is what to weigh "
          "before quoting the number.\n\n" +
-         headlines_markdown(headlines) + "\n";
+         (headlines.empty() ? std::string() : headlines_markdown(headlines) + "\n") + pipes;
 }
 
 std::string skipped_and_failed(const std::vector<Record>& records) {

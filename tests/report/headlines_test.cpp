@@ -172,3 +172,42 @@ TEST(Headlines, ItemValuesAndTheReportUseTheHeadline) {
 
 }  // namespace
 }  // namespace gd
+
+namespace gd {
+namespace {
+
+Record pipe_row(const std::string& row, const std::string& top, std::vector<std::string> busiest,
+                std::vector<std::string> tied = {}) {
+  Record r = test_support::record("pipes.interference." + row, {{"method", std::string("both")}}, {});
+  r.derived = true;
+  r.extra["pipe_by_interference"] = top;
+  if (!busiest.empty()) r.extra["pipe_by_ncu"] = {{"busiest", busiest}};
+  else r.extra["pipe_by_ncu"] = "ncu counters absent";
+  if (!tied.empty()) r.extra["pipe_by_interference_tied"] = tied;
+  return r;
+}
+
+// Issue 25 §5: an FP64 row that interference calls "tensor" is a miss (the shared FP64/tensor pipe
+// decides nothing alone), ties are their own column, undetermined rows stay in the denominator.
+TEST(PipeAgreement, StrictWithTiesApartAndUndeterminedCounted) {
+  RunDocument doc;
+  doc.records = {pipe_row("lop3", "INT", {"alu"}),
+                 pipe_row("dadd", "tensor", {"fp64", "shared"}),
+                 pipe_row("dfma", "FP64", {"fp64", "shared"}),
+                 pipe_row("mma_f16_f16", "tensor", {"shared"}),
+                 pipe_row("imad", "FP32", {"fmaheavy"}),
+                 pipe_row("ffma", "FMAheavy", {"fma", "fmaheavy", "fmalite"}, {"FMAheavy", "FP32"}),
+                 pipe_row("ex2", "undetermined", {"xu"}),
+                 pipe_row("shfl", "LSU", {})};
+  const PipeAgreement a = pipe_agreement(doc);
+  EXPECT_EQ(a.rows, 8);
+  EXPECT_EQ(a.strict, 4) << "lop3, dfma, mma (shared alone), imad";
+  EXPECT_EQ(a.through_tie, 1) << "ffma: FP32 was tied with FMAheavy";
+  EXPECT_EQ(a.undetermined, 2);
+  ASSERT_EQ(a.misses.size(), 1u);
+  EXPECT_NE(a.misses[0].find("dadd: interference tensor, ncu fp64+shared"), std::string::npos) << a.misses[0];
+  EXPECT_NE(markdown_report(doc).find("strictly on **4 of 8** rows"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gd
