@@ -33,7 +33,16 @@ namespace gd::cli {
 namespace {
 
 // Resolved before any work, so a wrong --out fails at once; "-" or no --out is standard output.
-OutputPath output_of(const std::string& out) { return OutputPath::resolve(out.empty() ? "-" : out); }
+// The output of a reading command; an --out that is one of the command's inputs (the same file,
+// through any path or link) is refused: writing it would replace the run file being read.
+OutputPath output_of(const std::string& out, const std::vector<std::string>& inputs = {}) {
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!out.empty() && out != "-" && std::filesystem::equivalent(out, in, ec))
+      throw UserError("--out " + out + " is this command's input " + in + ": writing it would destroy it; choose another file");
+  }
+  return OutputPath::resolve(out.empty() ? "-" : out);
+}
 
 struct ReportArgs {
   std::string run;
@@ -54,7 +63,7 @@ nlohmann::json html_context(const RunDocument& doc, const std::string& markdown)
 }
 
 int do_report(const ReportArgs& args) {
-  const OutputPath out = output_of(args.out);
+  const OutputPath out = output_of(args.out, {args.run});
   const RunDocument doc = read_run_file(args.run);
   if (args.format == "csv") {
     std::ostringstream csv;
@@ -104,7 +113,7 @@ int do_cross_generation(const CompareArgs& args, const std::vector<RunDocument>&
 }
 
 int do_compare(const CompareArgs& args) {
-  const OutputPath out = output_of(args.out);
+  const OutputPath out = output_of(args.out, args.runs);
   std::vector<RunDocument> docs;
   for (const auto& path : args.runs) docs.push_back(read_run_file(path));
   const bool any_reference = std::any_of(docs.begin(), docs.end(), [](const RunDocument& d) { return is_reference(d); });
@@ -165,7 +174,7 @@ struct CoverageArgs {
 // Exit 1 when a probe covers an item id no seed item has, or (--check-covers, for a full run) when
 // a cover selects no record or several: the declarations are wrong.
 int do_coverage(const CoverageArgs& args) {
-  const OutputPath out = output_of(args.out);
+  const OutputPath out = output_of(args.out, {args.run});
   const auto probes = registered_probes();
   std::optional<RunDocument> doc;
   if (!args.run.empty()) doc = read_run_file(args.run);
@@ -199,7 +208,7 @@ struct GuideArgs {
 };
 
 int do_guide(const GuideArgs& args) {
-  const OutputPath out = output_of(args.out);
+  const OutputPath out = output_of(args.out, {args.run});
   const RunDocument doc = read_run_file(args.run);
   if (is_reference(doc)) throw UserError(args.run + ": a reference dataset; the guide is derived from a run");
   out.write(guide_markdown(derive_guide(doc, registered_probes()), chip_label(doc)));
@@ -223,7 +232,7 @@ struct HeadlinesArgs {
 
 // The figures README, notes and the report quote: one resolver (report/headlines.hpp).
 int do_headlines(const HeadlinesArgs& args) {
-  const OutputPath out = output_of(args.out);
+  const OutputPath out = output_of(args.out, {args.run});
   const RunDocument doc = read_run_file(args.run);
   if (is_reference(doc)) throw UserError(args.run + ": a reference dataset; headlines are resolved from a run");
   const auto headlines = resolve_headlines(doc);

@@ -174,3 +174,31 @@ TEST(CompareCommand, AnInjectedFivePercentLossIsARegression) {
 
 }  // namespace
 }  // namespace gd
+
+namespace gd {
+namespace {
+
+using test_support::fixture;
+using test_support::run_cli;
+using test_support::TempDir;
+
+// `--out` naming the run being read replaced it and exited 0 (issue 35, item 1): every reading
+// command refuses, whatever path reaches the same file, and leaves it as it was.
+TEST(ReadingCommands, AnOutputThatIsTheInputIsRefusedAndTheInputKept) {
+  TempDir dir;
+  const std::string run = dir.file("run.json");
+  std::filesystem::copy_file(fixture("runs/h200_small.json"), run);
+  const std::string before = test_support::slurp(run);
+  const std::string same_by_another_path = dir.file(".") + "/run.json";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", run, "--out", run}, {"report", run, "--format", "csv", "--out", same_by_another_path},
+        {"compare", run, fixture("runs/h200_small.json"), "--out", run}, {"guide", run, "--out", run},
+        {"coverage", run, "--out", run}, {"headlines", run, "--out", run}}) {
+    EXPECT_THROW(run_cli(args), UserError) << args[0];
+    EXPECT_EQ(test_support::slurp(run), before) << args[0] << " changed its input";
+  }
+  EXPECT_EQ(run_cli({"headlines", run, "--out", dir.file("h.md")}), 0) << "another file is fine";
+}
+
+}  // namespace
+}  // namespace gd
