@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -106,8 +107,16 @@ void print_probe_list(const std::vector<const ProbeSpec*>& probes, bool verbose)
     }
     for (const auto& m : p->metrics) std::cout << "    metric " << m.name << " [" << m.unit << "] " << m.description << "\n";
     for (const auto& e : p->sass) {
-      std::cout << "    sass " << e.kernel << (e.region == SassRegion::Clocked ? " (timed region):" : " (whole kernel):");
-      for (const auto& o : e.require) std::cout << " " << o.opcode << ">=" << o.min;
+      static const std::map<SassRegion, const char*> kRegionText = {
+          {SassRegion::Clocked, "timed region"},
+          {SassRegion::Whole, "whole kernel"},
+          {SassRegion::Marked, "marked timed region"}};
+      std::cout << "    sass " << e.kernel << " (" << kRegionText.at(e.region) << (e.callees ? " and its callees" : "") << "):";
+      for (const auto& o : e.require)
+        std::cout << " " << o.opcode << (o.max == o.min ? "==" + std::to_string(o.min)
+                                         : o.max < 0   ? ">=" + std::to_string(o.min)
+                                                       : "[" + std::to_string(o.min) + "," + std::to_string(o.max) + "]")
+                  << (o.per.empty() ? "" : "/" + o.per);
       std::cout << "\n";
     }
   }
@@ -131,9 +140,13 @@ nlohmann::json probe_json(const ProbeSpec& p) {
   for (const auto& e : p.sass) {
     nlohmann::json require = nlohmann::json::array();
     for (const auto& o : e.require)
-      require.push_back({{"opcode", o.opcode}, {"min", o.min}, {"max", o.max < 0 ? nlohmann::json(nullptr) : nlohmann::json(o.max)}});
+      require.push_back({{"opcode", o.opcode},
+                         {"min", o.min},
+                         {"max", o.max < 0 ? nlohmann::json(nullptr) : nlohmann::json(o.max)},
+                         {"per", o.per.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.per)}});
     sass.push_back({{"kernel", e.kernel},
-                    {"region", e.region == SassRegion::Clocked ? "clocked" : "whole"},
+                    {"region", region_key(e.region)},
+                    {"callees", e.callees},
                     {"require", require},
                     {"forbid", e.forbid}});
   }

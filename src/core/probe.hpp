@@ -22,14 +22,28 @@ struct Requirements {
   int min_gpus = 1;
 };
 
-// Where the expectation applies: between the first and last clock read (the timed region)
-// or anywhere in the kernel.
-enum class SassRegion { Clocked, Whole };
+// Where the expectation applies: between the first and last clock read (the timed region);
+// anywhere in the kernel; or the timed region opened by the first clock read after a region
+// marker (ptx::region_marker, SASS PMTRIG) and closed by the next clock read, for a kernel that
+// times several regions and must have one of them counted alone (the pipes' pair kernel).
+enum class SassRegion { Clocked, Whole, Marked };
+// The region's name in `list` output and JSON.
+inline const char* region_key(SassRegion r) {
+  switch (r) {
+    case SassRegion::Clocked: return "clocked";
+    case SassRegion::Whole: return "whole";
+    case SassRegion::Marked: return "marked";
+  }
+  return "?";
+}
 
 struct OpcodeExpectation {
   std::string opcode;  // base opcode ("FFMA") or with modifiers ("LDG.E.64.STRONG.GPU")
   int min = 1;
   int max = -1;        // -1: no upper bound
+  // Non-empty: min and max count per occurrence of this opcode in the region, for a loop whose
+  // unroll ptxas chooses ("a wait per wgmma": WARPGROUP.DEPBAR at least once per HGMMA).
+  std::string per{};
 };
 
 struct SassExpectation {
@@ -37,12 +51,16 @@ struct SassExpectation {
   SassRegion region = SassRegion::Clocked;
   std::vector<OpcodeExpectation> require;
   std::vector<std::string> forbid{"LDL", "STL"};  // local-memory spills hollow out a timing
+  // Also count the body of each routine the region CALLs, once (entry to its first RET): for a
+  // step that is a call, whose code lies after the kernel's EXIT, outside the clock reads.
+  bool callees = false;
 };
 
 // Builds an expectation (brace-initialising the aggregate inside templates trips g++ 12).
 inline SassExpectation expect_sass(std::string kernel, SassRegion region, std::vector<OpcodeExpectation> require,
-                                   std::vector<std::string> forbid = {"LDL", "STL"}) {
+                                   std::vector<std::string> forbid = {"LDL", "STL"}, bool callees = false) {
   SassExpectation e;
+  e.callees = callees;
   e.kernel = std::move(kernel);
   e.region = region;
   e.require = std::move(require);

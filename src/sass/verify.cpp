@@ -12,9 +12,13 @@ namespace gd::sass {
 
 namespace {
 
+// An instruction predicated on !PT never runs: ptxas pads with them (@!PT LDS RZ, [RZ] before
+// an LDGSTS), and they must not make up a count of what a region executes.
+bool never_runs(const SassInstruction& i) { return i.predicate == "@!PT"; }
+
 int count_matching(const std::vector<const SassInstruction*>& insts, const std::string& pattern) {
   return static_cast<int>(std::count_if(insts.begin(), insts.end(), [&](const SassInstruction* i) {
-    return opcode_matches(pattern, i->opcode);
+    return !never_runs(*i) && opcode_matches(pattern, i->opcode);
   }));
 }
 
@@ -32,32 +36,68 @@ std::string histogram(const std::vector<const SassInstruction*>& insts, std::siz
 }
 
 std::string bound_text(const OpcodeExpectation& e) {
-  if (e.max < 0) return ">= " + std::to_string(e.min);
-  if (e.min == e.max) return "== " + std::to_string(e.min);
-  return "in [" + std::to_string(e.min) + ", " + std::to_string(e.max) + "]";
+  const std::string per = e.per.empty() ? "" : " per " + e.per;
+  if (e.max < 0) return ">= " + std::to_string(e.min) + per;
+  if (e.min == e.max) return "== " + std::to_string(e.min) + per;
+  return "in [" + std::to_string(e.min) + ", " + std::to_string(e.max) + "]" + per;
 }
 
-std::string region_name(SassRegion r) { return r == SassRegion::Clocked ? "clocked region" : "kernel"; }
+// Whether `n` occurrences meet the requirement, given `n_per` of its `per` opcode (unused when
+// the requirement is absolute).
+bool within(const OpcodeExpectation& e, int n, int n_per) {
+  const long scale = e.per.empty() ? 1 : n_per;
+  return n >= e.min * scale && (e.max < 0 || n <= e.max * scale);
+}
+
+std::string region_name(const SassExpectation& e) {
+  const std::string callees = e.callees ? " and its callees" : "";
+  switch (e.region) {
+    case SassRegion::Whole: return "kernel";
+    case SassRegion::Marked: return "marked clocked region" + callees;
+    default: return "clocked region" + callees;
+  }
+}
+
+// ptx::region_marker's SASS: a performance-monitor trigger, which nothing else in our kernels
+// emits and ptxas neither drops nor moves across the clock reads beside it.
+bool is_region_marker(const SassInstruction& i) { return i.base_opcode() == "PMTRIG"; }
+
+std::vector<std::size_t> clock_reads(const KernelCode& k) {
+  std::vector<std::size_t> clocks;
+  for (std::size_t i = 0; i < k.instructions.size(); ++i)
+    if (k.instructions[i].reads_clock()) clocks.push_back(i);
+  return clocks;
+}
+
+// The code address a CALL names (raw-mode listings print it in hex, rebased to the kernel), or
+// nullopt when it names a label instead (ELF-mode listings).
+std::optional<std::uint64_t> call_target(const SassInstruction& i) {
+  if (i.base_opcode() != "CALL") return std::nullopt;
+  for (const auto& o : i.operands)
+    if (o.rfind("0x", 0) == 0) return std::stoull(o.substr(2), nullptr, 16);
+  return std::nullopt;
+}
 
 // Why one kernel fails an expectation, or empty when it meets it.
 std::string kernel_failure(const KernelCode& k, const SassExpectation& e) {
   std::string why;
-  const auto region = region_of(k, e.region, &why);
+  const auto region = region_of(k, e.region, &why, e.callees);
   if (!why.empty()) return why;
   for (const auto& req : e.require) {
     const int n = count_matching(region, req.opcode);
-    if (n < req.min || (req.max >= 0 && n > req.max))
-      return req.opcode + " x" + std::to_string(n) + " in the " + region_name(e.region) + " (need " +
-             bound_text(req) + "); found " + histogram(region);
+    const int n_per = req.per.empty() ? 0 : count_matching(region, req.per);
+    if (!within(req, n, n_per))
+      return req.opcode + " x" + std::to_string(n) + (req.per.empty() ? "" : " for " + req.per + " x" + std::to_string(n_per)) +
+             " in the " + region_name(e) + " (need " + bound_text(req) + "); found " + histogram(region);
   }
   for (const auto& f : e.forbid)
     if (const int n = count_matching(region, f); n > 0)
-      return "forbidden " + f + " x" + std::to_string(n) + " in the " + region_name(e.region);
+      return "forbidden " + f + " x" + std::to_string(n) + " in the " + region_name(e);
   return "";
 }
 
 std::string kernel_summary(const KernelCode& k, const SassExpectation& e) {
-  const auto region = region_of(k, e.region, nullptr);
+  const auto region = region_of(k, e.region, nullptr, e.callees);
   std::string s;
   for (const auto& req : e.require)
     s += (s.empty() ? "" : ", ") + req.opcode + " x" + std::to_string(count_matching(region, req.opcode));
@@ -89,22 +129,52 @@ bool opcode_matches(const std::string& pattern, const std::string& opcode) {
   return true;
 }
 
-std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion region, std::string* why) {
+std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion region, std::string* why, bool callees) {
   std::vector<const SassInstruction*> out;
+  const auto fail = [&](const std::string& reason) {
+    if (why) *why = "kernel " + k.demangled + " " + reason;
+    return std::vector<const SassInstruction*>{};
+  };
   if (region == SassRegion::Whole) {
     for (const auto& i : k.instructions) out.push_back(&i);
     return out;
   }
-  std::vector<std::size_t> clocks;
-  for (std::size_t i = 0; i < k.instructions.size(); ++i)
-    if (k.instructions[i].reads_clock()) clocks.push_back(i);
-  if (clocks.size() < 2) {
-    if (why)
-      *why = "kernel " + k.demangled + " has " + std::to_string(clocks.size()) +
-             " clock read(s): no clocked region to check";
-    return out;
+  const std::vector<std::size_t> clocks = clock_reads(k);
+  std::size_t first = 0, last = 0;  // the clock reads that bound the region
+  if (region == SassRegion::Marked) {
+    const auto marker = std::find_if(k.instructions.begin(), k.instructions.end(), is_region_marker);
+    if (marker == k.instructions.end()) return fail("has no region marker (PMTRIG): no marked region to check");
+    const auto open = std::upper_bound(clocks.begin(), clocks.end(), std::size_t(marker - k.instructions.begin()));
+    if (open == clocks.end() || open + 1 == clocks.end())
+      return fail("has no two clock reads after its region marker: no marked region to check");
+    first = *open;
+    last = *(open + 1);
+  } else {
+    if (clocks.size() < 2)
+      return fail("has " + std::to_string(clocks.size()) + " clock read(s): no clocked region to check");
+    first = clocks.front();
+    last = clocks.back();
   }
-  for (std::size_t i = clocks.front() + 1; i < clocks.back(); ++i) out.push_back(&k.instructions[i]);
+  for (std::size_t i = first + 1; i < last; ++i) out.push_back(&k.instructions[i]);
+  if (!callees) return out;
+  // Each routine the region calls, once, from its entry to its first return: the code a CALL
+  // step runs, which lies after the kernel's EXIT and so outside the clock reads.
+  std::vector<std::uint64_t> entries;
+  for (std::size_t i = first + 1; i < last; ++i) {
+    if (k.instructions[i].base_opcode() != "CALL") continue;
+    const auto target = call_target(k.instructions[i]);
+    if (!target) return fail("calls " + k.instructions[i].text + ", whose address the listing does not give");
+    if (std::find(entries.begin(), entries.end(), *target) == entries.end()) entries.push_back(*target);
+  }
+  for (const std::uint64_t entry : entries) {
+    auto at = std::find_if(k.instructions.begin(), k.instructions.end(),
+                           [&](const SassInstruction& i) { return i.address == entry; });
+    if (at == k.instructions.end()) return fail("calls address " + std::to_string(entry) + ", outside its code");
+    for (; at != k.instructions.end(); ++at) {
+      out.push_back(&*at);
+      if (at->base_opcode() == "RET") break;
+    }
+  }
   return out;
 }
 
@@ -136,6 +206,12 @@ CodeBase::CodeBase(Arch arch, const std::vector<const Cubin*>& cubins,
   for (const Cubin* c : cubins)
     if (!named(c))
       for (const auto& k : c->kernels()) kernels_.push_back({k.name, k.demangled, raw_instructions(*c, k)});
+}
+
+CodeBase CodeBase::of_kernels(Arch arch, std::vector<KernelCode> kernels) {
+  CodeBase code(arch, {});
+  code.kernels_ = std::move(kernels);
+  return code;
 }
 
 std::vector<const KernelCode*> CodeBase::match(const std::string& glob) const {

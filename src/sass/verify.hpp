@@ -28,6 +28,9 @@ class CodeBase {
   // the other kernels are listed with raw words only, which no expectation looks at.
   CodeBase(Arch arch, const std::vector<const Cubin*>& cubins,
            const std::optional<std::vector<std::string>>& kernel_globs = std::nullopt);
+  // Kernels as given, already disassembled: what the tests use to edit a real listing (drop or
+  // swap the timed instructions) and see that the expectations catch it.
+  static CodeBase of_kernels(Arch arch, std::vector<KernelCode> kernels);
   const Arch& arch() const { return arch_; }
   bool empty() const { return kernels_.empty(); }
   bool has_text() const { return has_text_; }
@@ -43,9 +46,12 @@ class CodeBase {
   std::vector<KernelCode> kernels_;
 };
 
-// The instructions an expectation looks at: all of them, or those strictly between the first
-// and the last clock read. Empty (with `why` set) when a clocked region has no two clock reads.
-std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion region, std::string* why);
+// The instructions an expectation looks at (SassRegion): all of them; those strictly between the
+// first and the last clock read; or those strictly between the two clock reads after the region
+// marker. With `callees`, a clocked region is followed by each routine it calls, entry to first
+// RET. Empty (with `why` set) when the kernel has no such region.
+std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion region, std::string* why,
+                                              bool callees = false);
 // Same base opcode, and the pattern's modifiers appear in order among the instruction's:
 // "FFMA" matches FFMA.FTZ; "STG.E.128" matches STG.E.EF.128; "LDG.E" does not match LDG.EL.
 bool opcode_matches(const std::string& pattern, const std::string& opcode);

@@ -97,4 +97,34 @@ template <typename T> __global__ void templated(T* p, int n) { p[threadIdx.x] +=
 template __global__ void templated<int>(int*, int);
 )";
 
+// Two timed regions of FFMA, the second opened after a region marker (ptx::region_marker's
+// pmevent), as the pipes' pair kernel has them; and a chain of 64-bit divisions, each a CALL to
+// the division routine.
+inline const char* kRegionSource = R"(
+extern "C" __global__ void two_regions(float* io, long long* t, float a, float b) {
+  float x = io[threadIdx.x], y = io[threadIdx.x + 32];
+  long long c0 = clock64();
+#pragma unroll
+  for (int i = 0; i < 16; ++i) asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(y) : "f"(a), "f"(b));
+  long long c1 = clock64();
+  asm volatile("pmevent 7;");
+  long long c2 = clock64();
+#pragma unroll
+  for (int i = 0; i < 8; ++i) asm volatile("fma.rn.f32 %0, %0, %1, %2;" : "+f"(x) : "f"(a), "f"(b));
+  long long c3 = clock64();
+  io[threadIdx.x] = x + y;
+  t[0] = c1 - c0;
+  t[1] = c3 - c2;
+}
+extern "C" __global__ void u64_div(unsigned long long* io, long long* t) {
+  unsigned long long x = io[threadIdx.x], a = io[32 + threadIdx.x];
+  long long c0 = clock64();
+#pragma unroll
+  for (int i = 0; i < 4; ++i) x = a / (x | 1);
+  long long c1 = clock64();
+  io[threadIdx.x] = x;
+  t[0] = c1 - c0;
+}
+)";
+
 }  // namespace gd::sass::testing

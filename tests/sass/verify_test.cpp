@@ -100,8 +100,98 @@ TEST_P(VerifyPerArch, GlobOverDemangledNames) {
   EXPECT_EQ(code_->match("*templated<int>*").size(), 1u);
 }
 
+// A marked region is counted alone: the reference loop before it, with twice the FFMAs, is not
+// in it (the pipes' pair kernel times the row beside references of the same opcode).
+TEST_P(VerifyPerArch, MarkedRegionCountsOnlyTheRegionAfterTheMarker) {
+  const Cubin cubin = testing::compile_cubin(testing::kRegionSource, GetParam());
+  const CodeBase code(cubin.arch(), {&cubin});
+  const auto marked = [&](int n) {
+    return check_expectations({expect_sass("two_regions", SassRegion::Marked, {{"FFMA", n, n}})}, code);
+  };
+  EXPECT_EQ(marked(8).status, SassStatus::Verified) << marked(8).detail;
+  EXPECT_EQ(marked(24).status, SassStatus::Mismatch) << "the reference's FFMAs are not the row's";
+  const SassCheck whole_span = check_expectations({expect_sass("two_regions", SassRegion::Clocked, {{"FFMA", 24, 24}})}, code);
+  EXPECT_EQ(whole_span.status, SassStatus::Verified) << whole_span.detail;
+  const SassCheck unmarked = check({expect_sass("ffma_chain", SassRegion::Marked, {{"FFMA", 32, 32}})});
+  EXPECT_EQ(unmarked.status, SassStatus::Mismatch);
+  EXPECT_NE(unmarked.detail.find("no region marker"), std::string::npos) << unmarked.detail;
+}
+
+// A step that is a CALL (64-bit division) runs a routine listed after the kernel's EXIT: with
+// callees its instructions count, once however many steps call it; without them only the loop's
+// (the inline 32-bit fast path's MUFU.RCP per step, no I2F.U64.RP) are seen.
+TEST_P(VerifyPerArch, CalleesCountTheRoutineACallStepRuns) {
+  const Cubin cubin = testing::compile_cubin(testing::kRegionSource, GetParam());
+  const CodeBase code(cubin.arch(), {&cubin});
+  auto e = expect_sass("u64_div", SassRegion::Clocked,
+                       {{"CALL.REL.NOINC", 4, 4}, {"MUFU.RCP", 5, 5}, {"I2F.U64.RP", 1, 1}});
+  const SassCheck loop_only = check_expectations({e}, code);
+  EXPECT_EQ(loop_only.status, SassStatus::Mismatch);
+  EXPECT_NE(loop_only.detail.find("MUFU.RCP x4"), std::string::npos) << loop_only.detail;
+  e.callees = true;
+  const SassCheck with_routine = check_expectations({e}, code);
+  EXPECT_EQ(with_routine.status, SassStatus::Verified) << "the routine is counted once: " << with_routine.detail;
+}
+
 INSTANTIATE_TEST_SUITE_P(Targets, VerifyPerArch, ::testing::ValuesIn(testing::target_archs()),
                          [](const auto& info) { return info.param; });
+
+// A hand-written listing: statements in order, one per 16 bytes.
+KernelCode listing(const std::string& name, const std::vector<std::string>& statements) {
+  KernelCode k{name, name, {}};
+  for (const auto& s : statements) {
+    k.instructions.push_back(*parse_statement(s));
+    k.instructions.back().address = 16 * (k.instructions.size() - 1);
+  }
+  return k;
+}
+
+// Counts per occurrence of another opcode: a loop ptxas unrolls as it likes still has exactly
+// one MMA per group and a wait per group (plus the one after the loop).
+TEST(Verify, CountsPerOccurrenceOfAnotherOpcode) {
+  const std::vector<OpcodeExpectation> per_group = {{"HGMMA", 1, 1, "WARPGROUP.ARRIVE"},
+                                                    {"WARPGROUP.DEPBAR", 1, 2, "WARPGROUP.ARRIVE"}};
+  const auto check = [&](const std::vector<std::string>& loop) {
+    std::vector<std::string> all = {"CS2R R2, SR_CLOCKLO"};
+    all.insert(all.end(), loop.begin(), loop.end());
+    all.push_back("CS2R R4, SR_CLOCKLO");
+    const auto code = CodeBase::of_kernels(Arch{90, true}, {listing("k", all)});
+    return check_expectations({expect_sass("k", SassRegion::Clocked, per_group)}, code);
+  };
+  const std::string arrive = "WARPGROUP.ARRIVE", mma = "HGMMA.64x64x16.F32 R24, gdesc[UR4], R24, gsb0",
+                    wait = "WARPGROUP.DEPBAR.LE gsb0, 0x0";
+  EXPECT_EQ(check({arrive, mma, wait, arrive, mma, wait, wait}).status, SassStatus::Verified);
+  EXPECT_EQ(check({arrive, mma, arrive, mma, arrive, mma, wait}).status, SassStatus::Mismatch) << "waits dropped";
+  const SassCheck two = check({arrive, mma, mma, wait, arrive, mma, mma, wait});
+  EXPECT_EQ(two.status, SassStatus::Mismatch);
+  EXPECT_NE(two.detail.find("HGMMA x4 for WARPGROUP.ARRIVE x2"), std::string::npos) << two.detail;
+  EXPECT_NE(two.detail.find("== 1 per WARPGROUP.ARRIVE"), std::string::npos) << two.detail;
+}
+
+// ptxas pads an LDGSTS with never-run loads (@!PT LDS RZ, [RZ]): they are not the step's LDS,
+// which a count of one per step must see exactly.
+TEST(Verify, InstructionsPredicatedOffAreNotCounted) {
+  const auto code = CodeBase::of_kernels(
+      Arch{90, true}, {listing("k", {"CS2R R2, SR_CLOCKLO", "@!PT LDS RZ, [RZ]", "@!PT LDS RZ, [RZ]",
+                                     "LDGSTS.E.BYPASS.128 [R17], desc[UR6][R8.64]", "LDS R11, [R17]",
+                                     "@P0 LDS R12, [R17]", "CS2R R4, SR_CLOCKLO"})});
+  const SassCheck c = check_expectations({expect_sass("k", SassRegion::Clocked, {{"LDS", 2, 2}})}, code);
+  EXPECT_EQ(c.status, SassStatus::Verified) << "a real predicate (@P0) still counts: " << c.detail;
+}
+
+// A CALL whose target the listing names by label (ELF mode) cannot be followed: a mismatch that
+// says so, not a silent pass on the loop alone.
+TEST(Verify, CalleeWithoutAnAddressIsAMismatchThatSaysSo) {
+  const auto code = CodeBase::of_kernels(
+      Arch{90, true}, {listing("k", {"CS2R R2, SR_CLOCKLO", "CALL.REL.NOINC `($__internal_0_$__cuda_sm20_div_u64)",
+                                     "CS2R R4, SR_CLOCKLO", "EXIT"})});
+  auto e = expect_sass("k", SassRegion::Clocked, {{"CALL.REL.NOINC", 1, 1}});
+  EXPECT_EQ(check_expectations({e}, code).status, SassStatus::Verified);
+  e.callees = true;
+  const SassCheck c = check_expectations({e}, code);
+  EXPECT_EQ(c.status, SassStatus::Mismatch);
+  EXPECT_NE(c.detail.find("whose address the listing does not give"), std::string::npos) << c.detail;
+}
 
 TEST(Verify, NoExpectationsIsUnverified) {
   const CodeBase empty(Arch{90, true}, {});
