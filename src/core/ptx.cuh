@@ -22,6 +22,11 @@ __device__ __forceinline__ unsigned smid() {
   return id;
 }
 
+// Marks the next clocked region for the SASS verifier (SassRegion::Marked): a performance-monitor
+// trigger (PMTRIG), one issue slot, that no other code of ours emits and ptxas keeps in place, so
+// a kernel timing several regions can have one of them checked alone.
+__device__ __forceinline__ void region_marker() { asm volatile("pmevent 7;"); }
+
 // --- dependent ALU steps (latency chains) --------------------------------------------------
 // Each also compiles for the host with the same arithmetic, so a probe checks its device
 // result against the identical function on the CPU.

@@ -2,12 +2,14 @@
 // step the device runs) is deterministic, and its operands keep a full-length chain finite.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
 #include <type_traits>
 
+#include "compute/alu_streams.cuh"
 #include "latency/alu_catalog.cuh"
 
 namespace gd::alu_catalog {
@@ -50,10 +52,39 @@ TEST(AluCatalog, EveryRowDeclaresItsSassAndARange) {
     EXPECT_FALSE(ops.empty()) << Op::name << " names no opcode for its chain";
     for (const auto& op : ops) {
       EXPECT_NE(std::string(op.opcode), "") << Op::name;
-      EXPECT_GE(int(op.per_step * 32), 1) << Op::name << ": " << op.opcode << " would be expected 0 times";
+      EXPECT_GE(int(op.per_step * 32) + op.in_routine, 1) << Op::name << ": " << op.opcode << " would be expected 0 times";
     }
     if (Op::min_cc > 0 && Op::max_cc > 0) EXPECT_LE(Op::min_cc, Op::max_cc) << Op::name;
   });
+}
+
+// The bounds a kernel of `steps` steps gets: a chain of twice the steps (or a step compiled to
+// twice the row's instructions) exceeds them, at every length the probes compile (the chains',
+// the streams' trips and the pair kernel's). A row naming a range per step (max_per_step)
+// cannot promise that and says so by the range.
+TEST(AluCatalog, DoubledChainsExceedTheBounds) {
+  for_each_variant([&](auto* row) {
+    using Op = std::remove_pointer_t<decltype(row)>;
+    for (int steps : {32, 64, 128, 256, alu_streams::steps_per_trip<Op, 8>(), alu_streams::pair_steps_per_trip<Op>()}) {
+      const auto req = expected_opcodes<Op>(steps);
+      const auto ops = Op::sass();
+      ASSERT_EQ(req.size(), ops.size());
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        EXPECT_LE(req[i].min, req[i].max) << Op::name << " " << req[i].opcode;
+        if (ops[i].max_per_step >= 0) continue;
+        const int doubled = 2 * int(ops[i].per_step * steps) + ops[i].in_routine;
+        if (ops[i].per_step > 0) EXPECT_GT(doubled, req[i].max) << Op::name << " " << req[i].opcode << " at " << steps;
+      }
+    }
+  });
+  // The CALL step's routine is listed once: its count is exact however long the chain.
+  const auto div = expected_opcodes<Udiv64>(256);
+  const auto i2f = std::find_if(div.begin(), div.end(), [](const auto& r) { return r.opcode == "I2F.U64.RP"; });
+  ASSERT_NE(i2f, div.end());
+  EXPECT_EQ(i2f->min, 1);
+  EXPECT_EQ(i2f->max, 1);
+  EXPECT_TRUE(chain_sass<Udiv64>("k", 32).callees) << "the routine a CALL step runs is checked";
+  EXPECT_FALSE(chain_sass<Ffma>("k", 32).callees);
 }
 
 TEST(AluCatalog, HostReferenceIsDeterministicAndStaysFinite) {

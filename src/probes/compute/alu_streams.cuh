@@ -133,6 +133,14 @@ int stream_steps_per_trip(int ilp) {
   }
 }
 
+// What Op's stream kernel at `ilp` must hold: the steps of one loop trip. "::Tag, " so that a
+// tag never matches inside a longer one.
+template <class Op>
+SassExpectation stream_sass(int ilp) {
+  return alu_catalog::chain_sass<Op>(std::string("*alu_stream_kernel<*::") + Op::tag + ", " + std::to_string(ilp) + ">*",
+                                     stream_steps_per_trip<Op>(ilp));
+}
+
 // A measured stream rate: steps (thread-level results of the row) per clock per SM.
 struct StreamRate {
   Summary rate;
@@ -237,20 +245,25 @@ unsigned long long to_bits(T v) {
   return bits;
 }
 
-template <class Op>
-__device__ __forceinline__ RegionTiming pair_side(const PairSide& s) {
+// One side's chains, timed. `first`: the side's first thread of block 0, which stores its
+// chains for the host to check; any other thread stores only on hitting `b` (keeps work live).
+// The row under test (`Marked`) opens its region after a marker, so the verifier counts its
+// code apart from the references' in the same kernel.
+template <class Op, bool Marked = false>
+__device__ __forceinline__ RegionTiming pair_side(const PairSide& s, bool first) {
   using T = typename Op::T;
   T x[kPairIlp];
   load_streams<Op, kPairIlp>(x, static_cast<const T*>(s.x0));
   const T a = from_bits<T>(s.a), b = from_bits<T>(s.b);
   RegionClock clock;
-  clock.begin();
+  if constexpr (Marked) clock.begin_marked();
+  else clock.begin();
   run_streams<Op, kPairIlp, std::max(1, Op::steps_per_trip * kPairUnroll / 256)>(x, a, b, s.trips);
   const RegionTiming t = clock.end();
   T* out = static_cast<T*>(s.out);
 #pragma unroll
   for (int k = 0; k < kPairIlp; ++k) {
-    if (threadIdx.x == 0 && blockIdx.x == 0) out[k] = x[k];
+    if (first) out[k] = x[k];
     else if (x[k] == b) out[kPairIlp] = x[k];
   }
   return t;
@@ -261,14 +274,14 @@ constexpr int pair_steps_per_trip() {
 }
 
 template <class Y, class... Rest>
-__device__ __forceinline__ RegionTiming pair_ref_side(int ref, const PairSide& s) {
-  if (ref == 0 || sizeof...(Rest) == 0) return pair_side<Y>(s);
-  if constexpr (sizeof...(Rest) > 0) return pair_ref_side<Rest...>(ref - 1, s);
+__device__ __forceinline__ RegionTiming pair_ref_side(int ref, const PairSide& s, bool first) {
+  if (ref == 0 || sizeof...(Rest) == 0) return pair_side<Y>(s, first);
+  if constexpr (sizeof...(Rest) > 0) return pair_ref_side<Rest...>(ref - 1, s, first);
   return {};
 }
 template <class... R>
-__device__ __forceinline__ RegionTiming pair_refs(int ref, const PairSide& s, std::tuple<R...>*) {
-  return pair_ref_side<R...>(ref, s);
+__device__ __forceinline__ RegionTiming pair_refs(int ref, const PairSide& s, bool first, std::tuple<R...>*) {
+  return pair_ref_side<R...>(ref, s, first);
 }
 
 // timing[block * warps + warp], written by each warp's lane 0; idle warps write 0 cycles.
@@ -277,10 +290,19 @@ __global__ void alu_pair_kernel(RegionTiming* timing, PairSide xs, PairSide ys, 
   const int w = threadIdx.x / 32;
   const bool y_side = (w / 4) % 2 != 0;
   const int index = (w / 8) * 4 + w % 4;  // among this side's warps
+  const bool first = blockIdx.x == 0 && index == 0 && threadIdx.x % 32 == 0;
   RegionTiming t{};
-  if (!y_side && index < xs.active) t = pair_side<X>(xs);
-  else if (y_side && index < ys.active) t = pair_refs(y_ref, ys, static_cast<PipeRefs*>(nullptr));
+  if (!y_side && index < xs.active) t = pair_side<X, true>(xs, first);
+  else if (y_side && index < ys.active) t = pair_refs(y_ref, ys, first, static_cast<PipeRefs*>(nullptr));
   if (threadIdx.x % 32 == 0) timing[blockIdx.x * (blockDim.x / 32) + w] = t;
+}
+
+// What the pair kernel of row X must hold: X's steps of one trip in X's own (marked) region,
+// which the references' regions beside it cannot stand in for.
+template <class X>
+SassExpectation pair_sass() {
+  return alu_catalog::chain_sass<X>(std::string("*alu_pair_kernel<*::") + X::tag + ">*", pair_steps_per_trip<X>(),
+                                    SassRegion::Marked);
 }
 
 }  // namespace gd::alu_streams

@@ -95,11 +95,7 @@ ProbeSpec alu_throughput_spec() {
   s.id = std::string("compute.alu.") + Op::name;
   s.description = std::string("throughput of ") + Op::description + " (results per clock per SM over ILP x warps)";
   s.needs = alu_catalog::requirements<Op>();
-  // "::Tag, " so that a tag never matches inside a longer one.
-  for (int ilp : alu_streams::kIlps)
-    s.sass.push_back(expect_sass(std::string("*alu_stream_kernel<*::") + Op::tag + ", " + std::to_string(ilp) + ">*",
-                                 SassRegion::Clocked,
-                                 alu_catalog::expected_opcodes<Op>(alu_streams::stream_steps_per_trip<Op>(ilp))));
+  for (int ilp : alu_streams::kIlps) s.sass.push_back(alu_streams::stream_sass<Op>(ilp));
   s.metrics = {{"throughput/per_clk_per_sm", "results/clk/SM", "best rate over ILP x warps: steps of the row per clock per SM"},
                {"throughput/per_clk_per_smsp", "results/clk/SMSP", "the same per scheduler (SM / 4)"},
                {"throughput/warp_instr_per_clk_per_sm", "inst/cyc/SM",

@@ -105,8 +105,7 @@ ProbeSpec alu_latency_spec() {
   // One expectation per chain length: each instantiation holds its own unroll of the named ops.
   // "::Tag, " so that a tag never matches inside a longer one (Fadd in Dadd).
   for (int u : kUnrolls)
-    s.sass.push_back(expect_sass(std::string("*alu_chain_kernel<*::") + Op::tag + ", " + std::to_string(u) + ">*",
-                                 SassRegion::Clocked, alu_catalog::expected_opcodes<Op>(u)));
+    s.sass.push_back(alu_catalog::chain_sass<Op>(std::string("*alu_chain_kernel<*::") + Op::tag + ", " + std::to_string(u) + ">*", u));
   s.metrics = chain_latency_metrics("cycles from a result to its dependent use");
   s.views = {bars_view("latency/cycles")};  // one bar per variant of the family
   s.covers = alu_catalog::seed_covers(Op::name);

@@ -4,7 +4,9 @@
 // latency/alu.cu times each row's chain, compute/alu_throughput.cu its independent streams; the
 // tenth variant costs a row here, not a file.
 #pragma once
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <tuple>
@@ -28,11 +30,20 @@ struct Tolerance {
 inline constexpr Tolerance kExact{};
 
 // An opcode the chain must contain, as a count per dependent step (scaled by the unroll).
-// 0.5 for opcodes ptxas alternates with another on every other step.
+// 0.5 for opcodes ptxas alternates with another on every other step. A kernel may hold up to
+// max_per_step per step (-1: exactly per_step) plus kLoopSlack: so a chain of twice the steps,
+// or a step compiled to more than the row says, is caught, not only a missing one.
+// in_routine: how many the routine a CALL step runs must hold (its body is listed once,
+// however many steps call it).
 struct OpcodePerStep {
   const char* opcode;
   double per_step = 1;
+  double max_per_step = -1;
+  int in_routine = 0;
 };
+// Instructions of a timed loop's own (counter, compare, branch, hoisted operand moves) that may
+// share a row's opcode, per kernel.
+inline constexpr int kLoopSlack = 4;
 
 // Compute-capability range a variant's expected SASS exists in (0: unbounded), and how many
 // dependent steps one loop trip of the throughput kernel holds: 256 keeps the loop's own
@@ -182,10 +193,12 @@ GD_ALU_VARIANT(FsetpFsel, "fsetp_fsel", float, unit<float>, kExact, AnyCc, "pair
                ptx::fsetp_fsel(x, a, b), {"FSETP"}, {"FSEL"});
 // --- FP16 / BF16 packed -------------------------------------------------------------------------
 GD_ALU_VARIANT(Hadd2, "hadd2", uint32_t, half_add, kExact, AnyCc,
-               "HADD2; ptxas issues every other step as HFMA2 (x*1+a) on sm_90+, so this is their mean",
-               ptx::hadd2(x, a, b), {"HADD2", 0.5});
+               "HADD2; ptxas issues every other step as HFMA2 (x*1+a) on sm_90+, so this is their mean (in the pipes' "
+               "pair kernel it keeps every step HADD2)",
+               ptx::hadd2(x, a, b), {"HADD2", 0.5, 1});
 GD_ALU_VARIANT(Hmul2, "hmul2", uint32_t, half_mul, kExact, AnyCc,
-               "HMUL2; ptxas issues every other step as HFMA2 (x*a-0), so this is their mean", ptx::hmul2(x, a, b), {"HMUL2", 0.5});
+               "HMUL2; ptxas issues every other step as HFMA2 (x*a-0), so this is their mean", ptx::hmul2(x, a, b),
+               {"HMUL2", 0.5, 1});
 GD_ALU_VARIANT(Hfma2, "hfma2", uint32_t, half_fma, kExact, AnyCc, "HFMA2 (sm_90 alternates HFMA2 and HFMA2.MMA)",
                ptx::hfma2(x, a, b), {"HFMA2"});
 GD_ALU_VARIANT(Hmnmx2, "hmnmx2_pair", uint32_t, half_unit, kExact, AnyCc,
@@ -222,7 +235,7 @@ GD_ALU_VARIANT(MufuLg2, "mufu_lg2_fadd", float, log_offset, (Tolerance{1e-4, 1e-
 // --- conversions: round trips, so the chain stays in one type; each reports the pair -------------
 GD_ALU_VARIANT(F32F16, "cvt_f32_f16_f32", float, wide<float>, kExact, AnyCc,
                "pair: F2FP.PACK_AB (f32 to f16) + HADD2.F32 (f16 to f32); with two independent chains ptxas packs "
-               "both conversions into one F2FP.PACK_AB", ptx::f32_f16_f32(x), {"F2FP.PACK_AB", 0.5}, {"HADD2.F32"});
+               "both conversions into one F2FP.PACK_AB", ptx::f32_f16_f32(x), {"F2FP.PACK_AB", 0.5, 1}, {"HADD2.F32"});
 GD_ALU_VARIANT(F32Bf16, "cvt_f32_bf16_f32", float, wide<float>, kExact, AnyCc,
                "pair: F2F.BF16.F32 + a 16-bit shift back (SHF.L or IMAD.U32)", ptx::f32_bf16_f32(x), {"F2F.BF16.F32"});
 GD_ALU_VARIANT(F64F32, "cvt_f64_f32_f64", double, wide<double>, kExact, AnyCc, "pair: F2F.F32.F64 + F2F.F64.F32",
@@ -235,17 +248,17 @@ GD_ALU_VARIANT(F2fpBf16, "cvt_f2fp_bf16x2", float, wide<float>, kExact, AnyCc,
                "F2FP.BF16.PACK_AB (two f32 to bf16x2) + PRMT and IMAD.U32 to widen the high half back",
                ptx::f2fp_bf16x2_hi(x, a), {"F2FP.BF16.PACK_AB"}, {"PRMT"});
 // --- second wave: software sequences, subnormals, fp8, warp-level, special registers, mma ------
-// Each sequence row names the opcodes its step must hold at least once; its latency is the whole
+// Each sequence row names the opcodes its step holds and how many; its latency is the whole
 // sequence's and the description lists what else it contains.
 GD_ALU_VARIANT(FfmaSubnormal, "ffma_subnormal", float, subnormal, kExact, AnyCc,
                "FFMA with subnormal operands and result (no flush to zero): against ffma, the subnormal penalty",
                ptx::ffma(x, a, b), {"FFMA"});
 GD_ALU_VARIANT(FdivRn, "fdiv_rn", float, unit<float>, kExact, Sequence,
                "div.rn.f32 (a / x, IEEE): MUFU.RCP + FCHK + 5 FFMA, and a CALL to the slow path FCHK flags",
-               ptx::fdiv_rn(a, x), {"MUFU.RCP"}, {"FCHK"}, {"FFMA", 4});
+               ptx::fdiv_rn(a, x), {"MUFU.RCP"}, {"FCHK"}, {"FFMA", 5});
 GD_ALU_VARIANT(FdivFull, "fdiv_full", float, unit<float>, (Tolerance{1e-2, 0}), Sequence,
-               "div.full.f32 (a / x, the fast-math division, 2 ulp): MUFU.RCP + FMULs with range scaling",
-               ptx::fdiv_full(a, x), {"MUFU.RCP"}, {"FMUL", 2});
+               "div.full.f32 (a / x, the fast-math division, 2 ulp): MUFU.RCP + 4 FMUL with range scaling",
+               ptx::fdiv_full(a, x), {"MUFU.RCP"}, {"FMUL", 4});
 GD_ALU_VARIANT(FsqrtRn, "fsqrt_rn", float, unit<float>, kExact, Sequence,
                "sqrt.rn.f32 (IEEE): MUFU.RSQ + FMUL + FFMA refinement, and a CALL to the slow path",
                ptx::fsqrt_rn(x), {"MUFU.RSQ"}, {"FFMA", 2});
@@ -254,10 +267,10 @@ GD_ALU_VARIANT(FrcpRn, "frcp_rn", float, unit<float>, kExact, Sequence,
                ptx::frcp_rn(x), {"MUFU.RCP"}, {"FFMA", 2});
 GD_ALU_VARIANT(DdivRn, "ddiv_rn", double, unit<double>, kExact, Sequence,
                "div.rn.f64 (a / x): MUFU.RCP64H + 7 DFMA + DMUL, and a CALL to the slow path",
-               ptx::ddiv_rn(a, x), {"MUFU.RCP64H"}, {"DFMA", 6});
+               ptx::ddiv_rn(a, x), {"MUFU.RCP64H"}, {"DFMA", 7});
 GD_ALU_VARIANT(DsqrtRn, "dsqrt_rn", double, unit<double>, kExact, Sequence,
-               "sqrt.rn.f64: MUFU.RSQ64H + DMUL/DFMA refinement, and a CALL to the slow path",
-               ptx::dsqrt_rn(x), {"MUFU.RSQ64H"}, {"DFMA", 4});
+               "sqrt.rn.f64: MUFU.RSQ64H + DMUL and 5 DFMA refinement, and a CALL to the slow path",
+               ptx::dsqrt_rn(x), {"MUFU.RSQ64H"}, {"DFMA", 5});
 GD_ALU_VARIANT(MufuRcp64h, "mufu_rcp64h", double, unit<double>, (Tolerance{1e-2, 0}), AnyCc,
                "MUFU.RCP64H, the 64-bit reciprocal seed (rcp.approx.ftz.f64 of -x; the negation is a DADD)",
                ptx::drcp_approx_neg(x), {"MUFU.RCP64H"});
@@ -268,8 +281,11 @@ GD_ALU_VARIANT(Urem32, "irem_u32", uint32_t, bits32, kExact, Sequence,
                "rem.u32 (a % (x | 1) + b): the division sequence and a multiply-subtract",
                ptx::urem32(a, x | 1u) + b, {"MUFU.RCP"}, {"IMAD.HI.U32", 2});
 GD_ALU_VARIANT(Udiv64, "idiv_u64", uint64_t, bits64, kExact, Sequence,
-               "div.u64 (a / (x | 1)): a CALL to the 64-bit division subroutine per step (its body is not in the "
-               "timed region's listing)", ptx::udiv64(a, x | 1u), {"CALL.REL.NOINC"});
+               "div.u64 (a / (x | 1)): per step a CALL to the 64-bit division routine (I2F.U64.RP + MUFU.RCP seed, "
+               "IMAD.WIDE refinement), which random 64-bit divisors take, past an inline 32-bit path they skip",
+               ptx::udiv64(a, x | 1u), {"CALL.REL.NOINC"},
+               {.opcode = "MUFU.RCP", .per_step = 0, .max_per_step = 1, .in_routine = 1},
+               {.opcode = "I2F.U64.RP", .per_step = 0, .in_routine = 1});
 GD_ALU_VARIANT(Bfe, "bfe", uint32_t, bit_field, kExact, AnyCc,
                "bfe.u32 of x ^ a: SHF.R.U32.HI + SGXT.U32 (no BFE on sm_70 and later) and the xor",
                ptx::bfe_u32(x ^ a, b, b >> 8), {"SHF.R.U32.HI"}, {"SGXT.U32"});
@@ -330,8 +346,21 @@ using Catalog = std::tuple<Ffma, Iadd3, Imad, Lop3, ImadHi, ImadWide, Iadd64, Ia
 template <class Op>
 std::vector<OpcodeExpectation> expected_opcodes(int steps) {
   std::vector<OpcodeExpectation> require;
-  for (const auto& op : Op::sass()) require.push_back({op.opcode, int(op.per_step * steps), -1});
+  for (const auto& op : Op::sass()) {
+    const double most = op.max_per_step < 0 ? op.per_step : op.max_per_step;
+    // A routine's body is listed once and holds no loop of ours: its count is exact.
+    const int slack = most > 0 ? kLoopSlack : 0;
+    require.push_back({op.opcode, int(op.per_step * steps) + op.in_routine, int(std::ceil(most * steps)) + op.in_routine + slack});
+  }
   return require;
+}
+// The expectation of a kernel (glob) whose timed region runs `steps` of the row: the row's
+// opcodes, bounded, and the routine a CALL step runs when the row names what it holds.
+template <class Op>
+SassExpectation chain_sass(std::string kernel, int steps, SassRegion region = SassRegion::Clocked) {
+  const auto ops = Op::sass();
+  const bool calls = std::any_of(ops.begin(), ops.end(), [](const OpcodePerStep& o) { return o.in_routine > 0; });
+  return expect_sass(std::move(kernel), region, expected_opcodes<Op>(steps), {"LDL", "STL"}, calls);
 }
 // The row's compute-capability range as a probe's requirements.
 template <class Op>
