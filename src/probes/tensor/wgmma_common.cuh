@@ -72,13 +72,22 @@ inline const OpRow& op_named(const std::string& name) {
 }
 inline std::vector<std::int64_t> all_ns() { return {std::begin(wgmma::kNs), std::end(wgmma::kNs)}; }
 
-// The SASS every kernel of a row must hold between its clock reads: its MMA opcode, once per
-// wgmma of the loop (the latency kernels one, the throughput kernels kSteps).
-inline SassExpectation op_sass(const OpRow& r, int u, int g) {
-  return expect_sass(std::string("*wgmma_kernel<gd::wgmma::") + r.op_type + ", *, " + std::to_string(u) + ", " +
-                         std::to_string(g) + ">*",
-                     SassRegion::Clocked, {{r.opcode, u, -1}, {"WARPGROUP.ARRIVE", 1, -1}});
+// What the timed loop of every kernel of a row with `u` wgmma per group must hold. ptxas unrolls
+// the loop (16 groups and a remainder), so counts are per group (WARPGROUP.ARRIVE, the fence
+// opening one): exactly u of the row's MMA opcode, and a wait (WARPGROUP.DEPBAR, wait_group)
+// for each group, plus the one after the loop. Without its wait a latency chain measures the
+// issue rate instead, and would still hold its MMA opcodes.
+inline std::vector<OpcodeExpectation> group_sass(const OpRow& r, int u) {
+  const std::string group = "WARPGROUP.ARRIVE";
+  return {{r.opcode, u, -1}, {group, 1, -1}, {r.opcode, u, u, group}, {"WARPGROUP.DEPBAR", 1, 2, group}};
 }
+// The row's kernels with u wgmma per group and g groups in flight ("*": any).
+inline SassExpectation op_sass(const OpRow& r, const std::string& u, const std::string& g, const std::string& rs = "*") {
+  const std::string n_rs = rs == "*" ? "*" : "*, " + rs;
+  return expect_sass(std::string("*wgmma_kernel<gd::wgmma::") + r.op_type + ", " + n_rs + ", " + u + ", " + g + ">*",
+                     SassRegion::Clocked, group_sass(r, std::stoi(u)));
+}
+inline SassExpectation op_sass(const OpRow& r, int u, int g) { return op_sass(r, std::to_string(u), std::to_string(g)); }
 
 // The operation's name in the tensor-rate table ("f16", "e4m3", ...).
 inline std::string rate_type(const OpRow& r) { return std::string(mma_type_name(r.ab)); }

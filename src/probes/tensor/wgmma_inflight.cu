@@ -69,8 +69,7 @@ ProbeSpec inflight_spec() {
             std::move(Axis::list("warpgroups", {1, 2})).quick({1})};
   for (const char* op : {"f16_f32", "e4m3_f32"}) {
     const OpRow& r = op_named(op);
-    s.sass.push_back(expect_sass(std::string("*wgmma_kernel<gd::wgmma::") + r.op_type + ", *, false, 1, *>*",
-                                 SassRegion::Clocked, {{r.opcode, 1, -1}, {"WARPGROUP.ARRIVE", 1, -1}}));
+    s.sass.push_back(op_sass(r, "1", "*", "false"));
   }
   s.metrics = rate_metrics();
   s.metrics.push_back({"inflight/groups_for_90pct", "groups", "fewest wgmma groups in flight reaching 90 % of the best"});
