@@ -35,6 +35,7 @@ TEST(VariantTable, OneExpectationPerRowWithEachOpcode) {
   EXPECT_EQ(e[1].require[1].opcode, "SYNCS.PHASECHK");
   EXPECT_EQ(e[1].require[2].opcode, "LDS");
   EXPECT_EQ(e[1].require[2].min, 4);
+  EXPECT_EQ(e[1].require[2].max, 4) << "exactly one trip's steps: a chain of twice the steps is caught";
   EXPECT_EQ(e[1].region, SassRegion::Clocked);
 }
 

@@ -23,8 +23,9 @@ struct VariantTable {
       throw UserError("unknown variant '" + name + "'");
   }
 
-  // For kernel template `kernel` (e.g. "copy_chase_kernel"): each row's opcodes, at least
-  // `per_kernel` of each in the region.
+  // For kernel template `kernel` (e.g. "copy_chase_kernel"): each row's opcodes, exactly
+  // `per_kernel` of each in the region (the steps of one unrolled trip: a chain of twice the
+  // steps, or a step compiled to two, is a mismatch).
   static std::vector<SassExpectation> sass(const std::string& kernel, SassRegion region, int per_kernel) {
     return {expect_sass("*" + kernel + "<*::" + Rows::tag + ">*", region, opcodes(Rows::sass, per_kernel))...};
   }
@@ -34,7 +35,7 @@ struct VariantTable {
     std::vector<OpcodeExpectation> v;
     for (std::size_t at = 0, plus; at <= ops.size(); at = plus + 1) {
       plus = std::min(ops.find('+', at), ops.size());
-      v.push_back({ops.substr(at, plus - at), n, -1});
+      v.push_back({ops.substr(at, plus - at), n, n});
     }
     return v;
   }

@@ -331,6 +331,17 @@ std::vector<SeedCover> seed_covers(std::string_view name) {
   return out;
 }
 
+// How many of the row's opcode one mma compiles to, fewest and most over the targets: ptxas
+// splits an f64 m16n8kK into 2 x K/4 DMMA where the chip has no m16 DMMA (sm_100a, sm_120a;
+// sm_90a has one), and sm_90 runs an FP8 mma as two HMMA.16816 (F2FP unpacks the operands);
+// every other row is one instruction, or one CALL, per mma. The bound catches a chain of twice
+// the mmas, or a row compiled to more instructions than it names.
+constexpr std::pair<int, int> sass_per_mma(const RowInfo& r) {
+  if (r.a == MmaType::f64 && r.m == 16) return {1, 2 * r.k / 4};
+  if (std::string_view(r.routine_opcode) == "F2FP") return {2, 2};
+  return {1, 1};
+}
+
 template <class Row>
 ProbeSpec mma_sync_spec() {
   constexpr RowInfo r = Row::info;
@@ -343,7 +354,8 @@ ProbeSpec mma_sync_spec() {
   const std::string tag = std::string("::") + Row::tag;
   for (int ilp : kIlps) {
     const std::string glob = "*mma_sync_kernel<*" + tag + ", " + std::to_string(ilp) + ">*";
-    s.sass.push_back(expect_sass(glob, SassRegion::Clocked, {{r.opcode, kPerTrip}}));
+    const auto [fewest, most] = sass_per_mma(r);
+    s.sass.push_back(expect_sass(glob, SassRegion::Clocked, {{r.opcode, kPerTrip * fewest, kPerTrip * most}}));
     if (*r.routine_opcode) s.sass.push_back(expect_sass(glob, SassRegion::Whole, {{r.routine_opcode, 1}}));
   }
   s.sass.push_back(expect_sass("*mma_tile_kernel<*" + tag + ">*", SassRegion::Whole,
