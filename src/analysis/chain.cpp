@@ -79,6 +79,21 @@ ChainLatency measure_launched_chain(ProbeContext& ctx, std::span<const std::int6
       policy);
 }
 
+namespace {
+// Every statistic of a summary times `factor` (a change of unit), the sample count kept.
+Summary scaled(Summary s, double factor) {
+  for (double* v : {&s.median, &s.min, &s.max, &s.mean, &s.stddev}) *v *= factor;
+  return s;
+}
+}  // namespace
+
+ChainLatency per_instruction(ChainLatency lat, int instructions) {
+  if (instructions < 1) throw Error("a chain step holds at least one instruction; got " + std::to_string(instructions));
+  lat.per_step = scaled(lat.per_step, 1.0 / instructions);
+  lat.worst_fit.slope /= instructions;
+  return lat;
+}
+
 std::vector<MetricSpec> chain_latency_metrics(const std::string& what) {
   return {{"latency/cycles", "cycles", what},
           {"latency/ns", "ns", "the same at the observed SM clock"}};
@@ -87,9 +102,7 @@ std::vector<MetricSpec> chain_latency_metrics(const std::string& what) {
 void emit_chain_latency(ProbeContext& ctx, const ChainLatency& lat) {
   ctx.metric("latency/cycles", lat.per_step);
   const double mhz = ctx.observed_sm_clock_mhz();
-  Summary ns = lat.per_step;
-  for (double* v : {&ns.median, &ns.min, &ns.max, &ns.mean, &ns.stddev}) *v = *v / mhz * 1e3;
-  ctx.metric("latency/ns", ns);
+  ctx.metric("latency/ns", scaled(lat.per_step, 1e3 / mhz));
   ctx.extra()["fit_worst_r2"] = lat.worst_fit.r2;
   ctx.extra()["fit_intercept_cycles"] = lat.worst_fit.intercept;
 }

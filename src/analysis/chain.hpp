@@ -34,6 +34,11 @@ ChainLatency measure_launched_chain(ProbeContext& ctx, std::span<const std::int6
                                     const std::function<void(std::int64_t steps, RegionTiming* timing)>& launch_chain,
                                     const RepeatPolicy& policy = {});
 
+// The same chain counted per instruction, for a chain whose step is `instructions` dependent
+// instructions (one loop iteration of several wgmma): every statistic of the per-step cycles and
+// the fit's slope divided; the intercept (a launch's fixed cost) kept. Throws gd::Error below 1.
+ChainLatency per_instruction(ChainLatency lat, int instructions);
+
 // The metrics emit_chain_latency reports, for a probe's spec; `what` says what one step is.
 std::vector<MetricSpec> chain_latency_metrics(const std::string& what);
 

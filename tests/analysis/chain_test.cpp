@@ -118,5 +118,23 @@ TEST_F(ChainLatencyTest, EmitReportsCyclesNanosecondsAndFitQuality) {
   EXPECT_NEAR(r.sm_clock_mhz, kClockMhz, 1e-9);
 }
 
+// wgmma's interval: a loop iteration of kSteps dependent wgmma is one fitted step, so cycles per
+// wgmma are the step's divided by kSteps; the launch's fixed cost is not per instruction.
+TEST_F(ChainLatencyTest, PerInstructionDividesTheStepNotTheIntercept) {
+  FakeChain chain;
+  const ChainLatency step = measure(chain);
+  const ChainLatency each = per_instruction(step, 4);
+  EXPECT_DOUBLE_EQ(each.per_step.median, kCyclesPerStep / 4);
+  EXPECT_DOUBLE_EQ(each.per_step.min, step.per_step.min / 4);
+  EXPECT_DOUBLE_EQ(each.per_step.max, step.per_step.max / 4);
+  EXPECT_DOUBLE_EQ(each.per_step.mean, step.per_step.mean / 4);
+  EXPECT_EQ(each.per_step.n, step.per_step.n);
+  EXPECT_DOUBLE_EQ(each.worst_fit.slope, step.worst_fit.slope / 4);
+  EXPECT_DOUBLE_EQ(each.worst_fit.intercept, step.worst_fit.intercept);
+  EXPECT_DOUBLE_EQ(each.clock_mhz, step.clock_mhz);
+  EXPECT_DOUBLE_EQ(per_instruction(step, 1).per_step.median, kCyclesPerStep);
+  EXPECT_THROW(per_instruction(step, 0), Error);
+}
+
 }  // namespace
 }  // namespace gd
