@@ -117,7 +117,7 @@ ProbeSpec alu_throughput_spec() {
 }
 
 [[maybe_unused]] const bool registered = [] {
-  alu_catalog::for_each_variant(
+  alu_catalog::for_each_variant_of_this_slice(
       [](auto* row) { ProbeRegistration{alu_throughput_spec<std::remove_pointer_t<decltype(row)>>()}; });
   return true;
 }();

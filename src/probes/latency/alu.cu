@@ -116,7 +116,7 @@ ProbeSpec alu_latency_spec() {
 }
 
 [[maybe_unused]] const bool registered = [] {
-  alu_catalog::for_each_variant([](auto* row) { ProbeRegistration{alu_latency_spec<std::remove_pointer_t<decltype(row)>>()}; });
+  alu_catalog::for_each_variant_of_this_slice([](auto* row) { ProbeRegistration{alu_latency_spec<std::remove_pointer_t<decltype(row)>>()}; });
   return true;
 }();
 

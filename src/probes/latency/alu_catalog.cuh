@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/probe.hpp"
@@ -137,7 +138,8 @@ inline std::array<uint32_t, 3> bf16_fma(Rng& r) { return {pack2(r, 0.5, 1, true)
 
 // clang-format off
 // --- integer ------------------------------------------------------------------------------------
-GD_ALU_VARIANT(Iadd3, "iadd3", uint32_t, bits32, kExact, AnyCc, "IADD3 (two adds fused)", ptx::iadd3(x, a, b), {"IADD3"});
+// sm_80 keeps the two adds apart (two IADD3 a step); sm_90 and later fuse them.
+GD_ALU_VARIANT(Iadd3, "iadd3", uint32_t, bits32, kExact, AnyCc, "IADD3 (two adds fused)", ptx::iadd3(x, a, b), {"IADD3", 1, 2});
 GD_ALU_VARIANT(Imad, "imad", uint32_t, odd_multiplier, kExact, AnyCc, "IMAD", ptx::imad(x, a, b), {"IMAD"});
 GD_ALU_VARIANT(Lop3, "lop3", uint32_t, bits32, kExact, AnyCc, "LOP3.LUT (xor of three)", ptx::lop3_xor3(x, a, b), {"LOP3.LUT"});
 GD_ALU_VARIANT(ImadHi, "imad_hi", uint32_t, bits32, kExact, AnyCc, "IMAD.HI.U32 (mad.hi.u32)", ptx::imad_hi(x, a, b), {"IMAD.HI.U32"});
@@ -147,12 +149,15 @@ GD_ALU_VARIANT(ImadWide, "imad_wide", uint64_t, bits64, kExact, BeforeSm120,
 GD_ALU_VARIANT(Iadd64, "iadd64", uint64_t, bits64, kExact, BeforeSm120,
                "64-bit add: an IADD3 per step for the low word, and one IADD3.X with two carries per two steps "
                "for the high word (ptxas merges them); sm_120 has IADD.64: iadd64_native",
-               ptx::iadd64(x, a), {"IADD3", 1.5}, {"IADD3.X", 0.5});
+               // sm_80: an IADD3 and an IADD3.X a step (the IADD3 count takes in the .X).
+               ptx::iadd64(x, a), {"IADD3", 1.5, 2}, {"IADD3.X", 0.5, 1});
 GD_ALU_VARIANT(Iadd64Native, "iadd64_native", uint64_t, bits64, kExact, FromSm120,
                "64-bit add as one IADD.64 (sm_120 on; earlier chips use a carry pair: iadd64)", ptx::iadd64(x, a), {"IADD.64"});
 GD_ALU_VARIANT(Imad64, "imad64", uint64_t, bits64, kExact, AnyCc,
                "64-bit multiply-add (mad.lo.u64): IMAD.WIDE.U32 + 2 IMAD + IADD3 sequence", ptx::imad64(x, a, b),
-               {"IMAD.WIDE.U32"}, {"IMAD", 3}, {"IADD3"});
+               // The add compiles as IADD3 or IMAD.IADD: in the pipes' pair kernel about half are
+               // IMAD.IADD on sm_90a, 39 of 64 on sm_80.
+               {"IMAD.WIDE.U32"}, {"IMAD", 3, 4}, {"IADD3", 0.25, 1});
 GD_ALU_VARIANT(ShfL, "shf_l", uint32_t, shift_count, kExact, AnyCc, "SHF.L.W.U32.HI (funnel shift left)",
                ptx::shf_l_wrap(x, a, b), {"SHF.L.W.U32.HI"});
 GD_ALU_VARIANT(ShfR, "shf_r", uint32_t, shift_count, kExact, AnyCc, "SHF.R.W.U32 (funnel shift right)",
@@ -375,6 +380,35 @@ Requirements requirements() {
 template <class F>
 void for_each_variant(F&& f) {
   [&]<class... V>(std::tuple<V...>*) { (f(static_cast<V*>(nullptr)), ...); }(static_cast<Catalog*>(nullptr));
+}
+
+// A family whose file CMake compiles in slices (GPUDISSECT_SLICED_SOURCES: the file itself as
+// slice 0 and generated units including it with GD_SLICE 1, 2, ...) registers here only its
+// slice's rows, a contiguous run of the catalog, so the catalog's kernels compile in parallel
+// and the rows keep their order (the slices link in order). Out-of-slice rows are never
+// instantiated. Without slicing (GD_SLICES 1) it is for_each_variant.
+#ifndef GD_SLICE
+#define GD_SLICE 0
+#endif
+#ifndef GD_SLICES
+#define GD_SLICES 1
+#endif
+static_assert(GD_SLICE >= 0 && GD_SLICE < GD_SLICES, "GD_SLICE must be in [0, GD_SLICES)");
+inline constexpr bool kFirstSlice = GD_SLICE == 0;
+
+template <std::size_t Slice, std::size_t Slices, class F>
+void for_each_variant_in(F&& f) {
+  constexpr std::size_t n = std::tuple_size_v<Catalog>;
+  constexpr std::size_t lo = n * Slice / Slices, hi = n * (Slice + 1) / Slices;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ([&] {
+      if constexpr (I >= lo && I < hi) f(static_cast<std::tuple_element_t<I, Catalog>*>(nullptr));
+    }(), ...);
+  }(std::make_index_sequence<n>{});
+}
+template <class F>
+void for_each_variant_of_this_slice(F&& f) {
+  for_each_variant_in<GD_SLICE, GD_SLICES>(std::forward<F>(f));
 }
 
 }  // namespace gd::alu_catalog
