@@ -166,14 +166,23 @@ std::vector<const SassInstruction*> region_of(const KernelCode& k, SassRegion re
     if (!target) return fail("calls " + k.instructions[i].text + ", whose address the listing does not give");
     if (std::find(entries.begin(), entries.end(), *target) == entries.end()) entries.push_back(*target);
   }
+  // A CALL.NOINC into the kernel's own tail is ptxas's loop exit (sm_80: `@P2 CALL.REL.NOINC`
+  // to the code after the loop), not a routine: a walk that meets EXIT before RET adds nothing.
   for (const std::uint64_t entry : entries) {
     auto at = std::find_if(k.instructions.begin(), k.instructions.end(),
                            [&](const SassInstruction& i) { return i.address == entry; });
     if (at == k.instructions.end()) return fail("calls address " + std::to_string(entry) + ", outside its code");
+    std::vector<const SassInstruction*> routine;
+    bool returns = false;
     for (; at != k.instructions.end(); ++at) {
-      out.push_back(&*at);
-      if (at->base_opcode() == "RET") break;
+      if (at->base_opcode() == "EXIT") break;
+      routine.push_back(&*at);
+      if (at->base_opcode() == "RET") {
+        returns = true;
+        break;
+      }
     }
+    if (returns) out.insert(out.end(), routine.begin(), routine.end());
   }
   return out;
 }

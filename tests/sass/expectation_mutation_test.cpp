@@ -36,7 +36,9 @@ SassRegion region_from(const std::string& key) {
 Declared read_declared(const std::string& id) {
   const CommandResult r = run_command(std::string(GPUDISSECT_BINARY) + " list --json --filter '" + id + "' 2>/dev/null");
   if (r.status != 0) throw std::runtime_error("list --filter " + id + " failed: " + r.output);
-  for (const auto& p : nlohmann::json::parse(r.output).at("probes")) {
+  // A named document: a range-for over .at() of the temporary parse() would read freed memory.
+  const nlohmann::json listed = nlohmann::json::parse(r.output);
+  for (const auto& p : listed.at("probes")) {
     if (p.at("id").get<std::string>() != id) continue;
     Declared d;
     d.needs.min_cc = p.at("requires").at("min_cc").get<int>();

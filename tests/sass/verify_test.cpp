@@ -193,6 +193,19 @@ TEST(Verify, CalleeWithoutAnAddressIsAMismatchThatSaysSo) {
   EXPECT_NE(c.detail.find("whose address the listing does not give"), std::string::npos) << c.detail;
 }
 
+// sm_80's chains leave their loop through `@P2 CALL.REL.NOINC` to the code after it: that walk
+// reaches EXIT, not RET, so it is no routine, and the real routine's I2F.U64.RP counts once.
+TEST(Verify, ACallIntoTheKernelsTailIsNoRoutine) {
+  const auto code = CodeBase::of_kernels(
+      Arch{80, false}, {listing("k", {"CS2R R2, SR_CLOCKLO", "CALL.REL.NOINC 0x60", "@P2 CALL.REL.NOINC 0x30",
+                                      "CS2R R4, SR_CLOCKLO", "STG.E.64 [R8.64], R6", "EXIT",
+                                      "I2F.U64.RP R13, R14", "MUFU.RCP R13, R13", "RET.REL.NODEC R6 0x0"})});
+  auto e = expect_sass("k", SassRegion::Clocked, {{"CALL.REL.NOINC", 2, 2}, {"I2F.U64.RP", 1, 1}});
+  e.callees = true;
+  const SassCheck c = check_expectations({e}, code);
+  EXPECT_EQ(c.status, SassStatus::Verified) << c.detail;
+}
+
 TEST(Verify, NoExpectationsIsUnverified) {
   const CodeBase empty(Arch{90, true}, {});
   EXPECT_EQ(check_expectations({}, empty).status, SassStatus::Unverified);
