@@ -84,21 +84,30 @@ InterferenceVerdict judge_interference(const InterferenceInput& in) {
 }
 
 std::vector<std::string> pipes_tied_by_interference(const std::map<std::string, InterferenceVerdict>& by_class) {
+  const auto rank = [](const InterferenceVerdict& v) { return std::min(v.same_pipe_score, 1.0); };
   double top = 0.5;
   for (const auto& [cls, v] : by_class)
-    if (v.decisive) top = std::max(top, v.same_pipe_score);
+    if (v.decisive) top = std::max(top, rank(v));
   if (top <= 0.5) return {};
-  // Scores within the tie window of the best, the class listed first in pipe_classes() first:
-  // on sm_90 the tensor (mma.sync) and conversion references slow INT, FP64 and SFU streams as
-  // much as those pipes' own references do.
-  std::vector<std::string> out;
-  const auto tied = [&](const InterferenceVerdict& v) { return v.decisive && v.same_pipe_score >= top - kTieWindow; };
+  // Scores within the tie window of the best: on sm_90 the tensor (mma.sync) and conversion
+  // references slow INT, FP64 and SFU streams as much as those pipes' own references do.
+  const auto tied = [&](const InterferenceVerdict& v) { return v.decisive && rank(v) >= top - kTieWindow; };
+  std::vector<std::pair<std::string, const InterferenceVerdict*>> out;
   for (const std::string& cls : pipe_classes())
-    if (const auto it = by_class.find(cls); it != by_class.end() && tied(it->second)) out.push_back(cls);
+    if (const auto it = by_class.find(cls); it != by_class.end() && tied(it->second)) out.emplace_back(cls, &it->second);
   for (const auto& [cls, v] : by_class)  // classes outside the list
     if (std::find(pipe_classes().begin(), pipe_classes().end(), cls) == pipe_classes().end() && tied(v))
-      out.push_back(cls);
-  return out;
+      out.emplace_back(cls, &v);
+  // First the classes whose reference brought the row to the fair split or below (they share its
+  // pipe), then the rest; within each, the ratio nearest one fairly split pipe first (the same
+  // pipe at the same occupancy); equals keep the class order.
+  const auto key = [](const InterferenceVerdict& v) {
+    return std::pair{v.same_pipe_score >= 1 ? 0 : 1, std::abs(v.ratio - v.shared)};
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return key(*a.second) < key(*b.second); });
+  std::vector<std::string> names;
+  for (const auto& [cls, v] : out) names.push_back(cls);
+  return names;
 }
 
 std::string pipe_by_interference(const std::map<std::string, InterferenceVerdict>& by_class) {
@@ -117,6 +126,9 @@ std::map<std::string, InterferenceVerdict> verdicts_from_json(const nlohmann::js
     InterferenceVerdict v;
     v.decisive = d->get<bool>();
     v.same_pipe_score = s->get<double>();
+    // The ratio and the shared split order a near tie; a run that lacks them keeps class order.
+    if (const auto r = line.find("ratio"); r != line.end() && r->is_number()) v.ratio = r->get<double>();
+    if (const auto sh = line.find("shared"); sh != line.end() && sh->is_number()) v.shared = sh->get<double>();
     out[cls] = v;
   }
   return out;

@@ -51,12 +51,19 @@ struct InterferenceVerdict {
 InterferenceVerdict judge_interference(const InterferenceInput& in);
 
 // The pipe class of X from its verdicts beside each class's reference: the decisive class with
-// the highest same-pipe score above 0.5, a near tie (within 0.15) going to the class listed
+// the highest same-pipe score above 0.5, scores counted up to 1 (see
+// pipes_tied_by_interference); a near tie (within 0.15) goes to a class that brought X to the
+// shared-pipe split or below, the one whose ratio is nearest the split, then to the class listed
 // first in pipe_classes(); "" when none qualifies.
 std::string pipe_by_interference(const std::map<std::string, InterferenceVerdict>& by_class);
-// Every class that near tie holds, in the order pipe_classes() lists them (the first is
-// pipe_by_interference's answer): interference cannot tell these apart, so each is its answer.
+// Every class that near tie holds, in pipe_by_interference's order (its first is the answer):
+// interference cannot tell these apart, so each is its answer.
 // On sm_90 MATCH and REDUX slow beside the SHFL (LSU) and the S2UR (ADU) references alike.
+// A ratio below the split (score above 1) ranks as 1: it says the reference holds the shared
+// pipe longer per instruction, not that the pipe is more the row's own. On the H200 DADD runs
+// at 0.50 beside DFMA (one pipe, fairly split) and at 0.25 beside the HMMA reference, while HMMA
+// beside DFMA keeps its rate (0.999): HMMA occupies the FP64/tensor shared pipe for several of
+// DADD's slots, and DADD's pipe is FP64's.
 std::vector<std::string> pipes_tied_by_interference(const std::map<std::string, InterferenceVerdict>& by_class);
 // The verdicts as a probe stores them (class -> {"decisive", "same_pipe_score", ...}); entries
 // without both fields are left out.

@@ -59,8 +59,43 @@ TEST(Interference, SlowStreamsOnSeparatePipesLeaveEachOtherAlone) {
   InterferenceVerdict near = same;
   near.same_pipe_score = 1.08;
   EXPECT_EQ(pipe_by_interference({{"tensor", near}, {"INT", same}}), "INT") << "a near tie goes to the first class";
-  near.same_pipe_score = 1.4;
-  EXPECT_EQ(pipe_by_interference({{"tensor", near}, {"INT", same}}), "tensor");
+  near.same_pipe_score = 0.8;
+  near.ratio = 0.3;
+  EXPECT_EQ(pipe_by_interference({{"tensor", near}, {"INT", same}}), "INT") << "0.2 behind: outside the tie window";
+}
+
+// DADD on the H200 (11-30b): beside the DFMA reference it runs at exactly half its rate, one
+// pipe split fairly; beside the HMMA reference at a quarter, because each HMMA holds the shared
+// FP64/tensor pipe for several of DADD's slots (HMMA beside DFMA keeps 0.999 of its rate). A
+// score past 1 is no more "the same pipe": the row is FP64's, and tensor is tied, not the answer.
+TEST(Interference, AReferenceThatHogsASharedPipeDoesNotOutrankTheFairSplit) {
+  const InterferenceVerdict fp64 = judge_interference({0.480, 0.492, 0.480 * 0.498});
+  const InterferenceVerdict tensor = judge_interference({0.480, 0.247, 0.480 * 0.252});
+  ASSERT_TRUE(fp64.decisive);
+  ASSERT_TRUE(tensor.decisive);
+  EXPECT_GT(tensor.same_pipe_score, 1.4) << "the raw score still says how far below the split it fell";
+  const std::map<std::string, InterferenceVerdict> row{{"FP64", fp64}, {"tensor", tensor}};
+  EXPECT_EQ(pipe_by_interference(row), "FP64");
+  EXPECT_EQ(pipes_tied_by_interference(row), (std::vector<std::string>{"FP64", "tensor"}));
+  // The same rule read back from a stored run (resummarize of an older run applies it too).
+  nlohmann::json stored = nlohmann::json::object();
+  for (const auto& [cls, v] : row)
+    stored[cls] = {{"decisive", v.decisive}, {"same_pipe_score", v.same_pipe_score}, {"ratio", v.ratio}, {"shared", v.shared}};
+  EXPECT_EQ(pipe_by_interference(verdicts_from_json(stored)), "FP64");
+  // SREG warpid: INT at 0.493 and LSU at 0.389 (score 1.22): the fair split names INT.
+  const InterferenceVerdict intc = judge_interference({0.203, 0.486, 0.203 * 0.493});
+  const InterferenceVerdict lsu = judge_interference({0.203, 0.246, 0.203 * 0.389});
+  EXPECT_EQ(pipe_by_interference({{"LSU", lsu}, {"INT", intc}}), "INT");
+  // IDIV.U32 (a MUFU.RCP seed and IMAD refinement): the SFU (0.359) and F2F (0.334) references,
+  // both on ncu's xu pipe, bring it below the split; the IMAD reference leaves it at 0.555. A
+  // class at the split or below goes first, so the answer is SFU (nearest the split of the two),
+  // not FMA-heavy (nearer still, but above it).
+  const InterferenceVerdict sfu = judge_interference({0.2, 0.124, 0.2 * 0.359});
+  const InterferenceVerdict cvt = judge_interference({0.2, 0.116, 0.2 * 0.334});
+  const InterferenceVerdict heavy = judge_interference({0.2, 0.494, 0.2 * 0.555});
+  ASSERT_TRUE(sfu.decisive && cvt.decisive && heavy.decisive);
+  const std::map<std::string, InterferenceVerdict> idiv{{"SFU", sfu}, {"conversion", cvt}, {"FMAheavy", heavy}};
+  EXPECT_EQ(pipes_tied_by_interference(idiv), (std::vector<std::string>{"SFU", "conversion", "FMAheavy"}));
 }
 
 // MATCH on the H200: the SHFL (LSU) and S2UR (uniform, ADU) references slow it alike, so both
@@ -74,7 +109,7 @@ TEST(Interference, NearTiesAreAllNamedInClassOrder) {
   const std::map<std::string, InterferenceVerdict> row{{"uniform", uniform}, {"LSU", lsu}, {"INT", intc}};
   EXPECT_EQ(pipes_tied_by_interference(row), (std::vector<std::string>{"LSU", "uniform"}));
   EXPECT_EQ(pipe_by_interference(row), "LSU");
-  uniform.same_pipe_score = 0.9;  // 0.22 behind: outside the window
+  uniform.same_pipe_score = 0.8;  // 0.2 behind the best's rank of 1: outside the window
   EXPECT_EQ(pipes_tied_by_interference({{"uniform", uniform}, {"LSU", lsu}}), (std::vector<std::string>{"LSU"}));
   lsu.decisive = false;
   EXPECT_EQ(pipes_tied_by_interference({{"LSU", lsu}}), std::vector<std::string>{});

@@ -232,7 +232,15 @@ void run_interference(ProbeContext& ctx) {
 void summarize_interference(SummaryContext& sc) {
   for (const Record* r : sc.ok_records()) {
     Record& d = sc.derive({{"method", std::string("both")}}, {r});
-    const std::string by_interference = r->extra.value("pipe_by_interference", std::string("undetermined"));
+    // The classes interference cannot tell apart, and its answer, from the stored verdicts: so
+    // `resummarize` applies today's rule to older runs too (the probe's own answer where a run
+    // stored no verdicts it can read).
+    const nlohmann::json verdicts = r->extra.value("verdicts", nlohmann::json::object());
+    const auto tied = pipes_tied_by_interference(verdicts_from_json(verdicts));
+    const std::string by_interference = verdicts_from_json(verdicts).empty()
+                                            ? r->extra.value("pipe_by_interference", std::string("undetermined"))
+                                        : tied.empty() ? std::string("undetermined")
+                                                       : tied.front();
     d.extra["pipe_by_interference"] = by_interference;
     d.extra["pipe_by_ncu"] = describe_ncu_pipe(r->extra, "alu_stream_kernel");
     const auto counters = pipe_from_ncu(r->extra, "alu_stream_kernel");
@@ -246,9 +254,8 @@ void summarize_interference(SummaryContext& sc) {
     d.extra["pipe"] = busiest + " (ncu's busiest pipe" + (counters->busiest.size() > 1 ? "s" : "") +
                       "); interference: " + by_interference;
     const std::string row = r->id.substr(r->id.rfind('.') + 1);
-    // A named copy: iterating items() of value()'s temporary read freed memory ("cannot use
-    // value() with null" on the H200).
-    const nlohmann::json verdicts = r->extra.value("verdicts", nlohmann::json::object());
+    // `verdicts` is a named copy: iterating items() of value()'s temporary read freed memory
+    // ("cannot use value() with null" on the H200).
     for (const auto& [cls, line] : verdicts.items())
       if (line.value("reference", std::string()) == row)
         d.extra["reference_check"] = pipe_methods_agree(cls, *counters)
@@ -259,9 +266,7 @@ void summarize_interference(SummaryContext& sc) {
                                 class_by_counters(*counters) + ")";
       continue;
     }
-    // The classes interference cannot tell apart, from the stored verdicts (so `resummarize`
-    // applies this rule to older runs too); an agreement through one of them is marked as such.
-    const auto tied = pipes_tied_by_interference(verdicts_from_json(verdicts));
+    // An agreement through a class interference cannot tell from its answer is marked as such.
     const bool agree_top = pipe_methods_agree(by_interference, *counters);
     const auto via = std::find_if(tied.begin(), tied.end(), [&](const std::string& c) { return pipe_methods_agree(c, *counters); });
     const bool agree = agree_top || via != tied.end();
@@ -301,6 +306,7 @@ ProbeSpec interference_spec() {
   return s;
 }
 
+#if GD_SLICE == 0  // the matrix once, in the first of this file's compile slices
 // --- the co-issue matrix and back-pressure over the references ---------------------------------
 // One metric per pair of classes (i before j in kRefClasses): the matrix cell as a number the
 // report, compare and coverage can read.
@@ -407,9 +413,10 @@ ProbeSpec coissue_spec() {
   return s;
 }
 GD_REGISTER_PROBE(coissue_spec());
+#endif
 
 [[maybe_unused]] const bool registered = [] {
-  alu_catalog::for_each_variant(
+  alu_catalog::for_each_variant_of_this_slice(
       [](auto* row) { ProbeRegistration{interference_spec<std::remove_pointer_t<decltype(row)>>()}; });
   return true;
 }();
