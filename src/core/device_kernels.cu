@@ -53,4 +53,32 @@ double measure_sm_clock_mhz(double duration_ms) {
   return double(h[0]) / double(h[1]) * 1e3;
 }
 
+SmClockSampler::SmClockSampler(int capacity, double spin_us)
+    : capacity_(capacity), spin_ns_(static_cast<unsigned long long>(spin_us * 1e3)) {
+  if (capacity < 1 || !(spin_us > 0)) throw Error("SmClockSampler: capacity and spin time must be positive");
+  GD_CUDA_CHECK(cudaMalloc(&slots_, sizeof(long long) * 2 * std::size_t(capacity)));
+}
+
+SmClockSampler::~SmClockSampler() { cudaFree(slots_); }
+
+void SmClockSampler::sample() {
+  if (taken_ >= capacity_)
+    throw Error("SmClockSampler: more than " + std::to_string(capacity_) + " samples (its capacity)");
+  clock_ratio_kernel<<<1, 1>>>(spin_ns_, slots_ + 2 * taken_);
+  GD_CUDA_CHECK(cudaGetLastError());
+  ++taken_;
+}
+
+std::vector<double> SmClockSampler::read_mhz() const {
+  std::vector<long long> h(2 * std::size_t(taken_));
+  GD_CUDA_CHECK(cudaDeviceSynchronize());
+  if (taken_ > 0) GD_CUDA_CHECK(cudaMemcpy(h.data(), slots_, sizeof(long long) * h.size(), cudaMemcpyDeviceToHost));
+  std::vector<double> mhz;
+  for (int i = 0; i < taken_; ++i) {
+    if (h[2 * i + 1] <= 0) throw Error("SmClockSampler: globaltimer did not advance");
+    mhz.push_back(double(h[2 * i]) / double(h[2 * i + 1]) * 1e3);
+  }
+  return mhz;
+}
+
 }  // namespace gd

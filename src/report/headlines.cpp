@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/clock_check.hpp"
 #include "core/match.hpp"
@@ -148,17 +149,34 @@ std::string shape_of(const Record& r) {
   return to_string(r.params);
 }
 
-// One clock for every "% of peak": the record's own in-run clock gives the per-clock efficiency,
-// the application clock the share of the datasheet's rate.
+// One clock for every "% of peak", clock64 over %globaltimer: the per-clock efficiency comes
+// from the peak the record states at that clock, the share of the datasheet's rate from the same
+// peak scaled to the application clock. A record of our kernels states
+// throughput/peak_tflops_at_clock at the clock its kernels saw; a GEMM record of a library's
+// kernels, which read no clock, states one per figure at the clock right after its calls
+// (throughput/<figure>_peak_<unit>_at_clock at clock/<figure>_after_sm_mhz; the headline's
+// metric names the figure): an upper bound on their clock, so its shares are lower bounds.
 void set_peak_shares(Headline& h) {
   const Record& r = *h.value.record;
-  const Metric* peak = r.metric("throughput/peak_tflops_at_clock");
+  const std::string& name = h.value.metric;
+  std::string figure = name.rfind("throughput/", 0) == 0 ? name.substr(11) : std::string();
+  std::string unit = "tflops";
+  for (const char* u : {"tflops", "tops"})
+    if (figure.size() >= std::strlen(u) && figure.compare(figure.size() - std::strlen(u), std::string::npos, u) == 0) {
+      unit = u;
+      figure.resize(figure.size() - std::strlen(u));  // "first_calls_" or ""
+    }
+  const Metric* peak = r.metric("throughput/" + figure + "peak_" + unit + "_at_clock");
+  const Metric* figure_clock = figure.empty() ? nullptr : r.metric("clock/" + figure + "after_sm_mhz");
+  const double mhz = figure_clock ? figure_clock->value() : r.sm_clock_mhz;
   const auto factor = peak ? unit_factor(peak->unit, h.rule->unit) : std::nullopt;
   if (!factor || peak->value() <= 0) return;
   const double peak_at_clock = peak->value() * *factor;
   h.percent_of_peak_at_clock = 100 * h.value.value / peak_at_clock;
-  if (h.application_mhz > 0 && r.sm_clock_mhz > 0)
-    h.percent_of_peak_at_application = 100 * h.value.value / (peak_at_clock * h.application_mhz / r.sm_clock_mhz);
+  h.clock_mhz = mhz;
+  h.shares_are_lower_bounds = figure_clock != nullptr;
+  if (h.application_mhz > 0 && mhz > 0)
+    h.percent_of_peak_at_application = 100 * h.value.value / (peak_at_clock * h.application_mhz / mhz);
 }
 
 }  // namespace
@@ -261,7 +279,11 @@ std::string headline_source_label(const Headline& h) {
 }
 
 namespace {
-std::string clock_text(const Record& r) {
+// The clock the headline's figure ran at: a GEMM figure's own (its peak's), else the record's.
+std::string clock_text(const Headline& h) {
+  const Record& r = *h.value.record;
+  if (std::isfinite(h.clock_mhz) && h.clock_mhz > 0 && h.clock_mhz != r.sm_clock_mhz)
+    return (h.shares_are_lower_bounds ? "≤" : "") + fmt_num(h.clock_mhz, 4) + (h.shares_are_lower_bounds ? " (after)" : "");
   if (r.sm_clock_mhz <= 0) return "none";
   return fmt_num(r.sm_clock_mhz, 4) + (r.sm_clock_source == ClockSource::FromPoints ? " (pts)" : "");
 }
@@ -270,7 +292,8 @@ std::string peak_text(const Headline& h) {
   const std::string app = std::isfinite(h.percent_of_peak_at_application)
                               ? fmt_num(h.percent_of_peak_at_application, 3) + " % @ " + fmt_num(h.application_mhz, 4)
                               : "n/a";
-  return fmt_num(h.percent_of_peak_at_clock, 4) + " % / " + app;
+  const std::string bound = h.shares_are_lower_bounds ? "≥" : "";
+  return bound + fmt_num(h.percent_of_peak_at_clock, 4) + " % / " + (std::isfinite(h.percent_of_peak_at_application) ? bound : "") + app;
 }
 nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
@@ -283,7 +306,7 @@ std::string headlines_markdown(const std::vector<Headline>& headlines) {
       .column("Record (the shape that won)").column("Verdicts");
   for (const Headline& h : headlines) {
     const Record& r = *h.value.record;
-    t.row({markdown_escape(h.rule->title), fmt_num(h.value.value, 4), markdown_escape(h.rule->unit), clock_text(r),
+    t.row({markdown_escape(h.rule->title), fmt_num(h.value.value, 4), markdown_escape(h.rule->unit), clock_text(h),
            peak_text(h), "[" + markdown_escape(headline_source_label(h)) + "](" + record_anchor(r) + ")" +
                (h.candidates > 1 ? " (best of " + std::to_string(h.candidates) + ")" : ""),
            h.verdicts.empty() ? "" : "⚠ " + markdown_escape(joined(h.verdicts))});
@@ -306,6 +329,8 @@ nlohmann::json headlines_json(const std::vector<Headline>& headlines) {
                    {"candidates", h.candidates},
                    {"sm_clock_mhz", r.sm_clock_mhz},
                    {"sm_clock_source", to_string(r.sm_clock_source)},
+                   {"peak_clock_mhz", finite_or_null(h.clock_mhz)},
+                   {"shares_are_lower_bounds", h.shares_are_lower_bounds},
                    {"sass", to_string(r.sass.status)},
                    {"verdicts", h.verdicts},
                    {"application_sm_clock_mhz", h.application_mhz},

@@ -54,6 +54,10 @@ struct Headline {
   // application clock (what a rate per second is worth against the datasheet). NaN otherwise.
   double percent_of_peak_at_clock = NAN;
   double percent_of_peak_at_application = NAN;
+  double clock_mhz = NAN;  // the clock of that peak: the record's, or its figure's (GEMM)
+  // The clock was read right after a library's kernels, not in them: an upper bound on theirs,
+  // so both shares are lower bounds (the report prints them with ≥).
+  bool shares_are_lower_bounds = false;
   double application_mhz = 0;  // the run's application SM clock (core/clock_check.hpp); 0 unknown
 };
 

@@ -136,6 +136,41 @@ TEST(Headlines, PercentOfPeakIsGivenPerClockAndAtTheApplicationClock) {
   EXPECT_TRUE(std::isnan(dram->percent_of_peak_at_clock)) << "no per-clock peak stated: no share invented";
 }
 
+// A GEMM record holds two figures at two clocks (gemm_measure.hpp): each headline's share uses its
+// own figure's peak and the clock right after its calls, never the other figure's or NVML's, and
+// says it is a lower bound (the library's kernels ran at that clock or below).
+TEST(Headlines, AGemmFiguresShareOfPeakUsesThatFiguresClock) {
+  RunDocument doc;
+  doc.gpu_state = {{"before", {{"settings", {{"application_sm_clock_mhz", 1980}}}}}};
+  const Params p = {{"type", std::string("bf16")}, {"shape", std::string("sq8192")}, {"library", std::string("cublaslt")}};
+  Record g = record("gemm.ceiling.cublas", p,
+                    {metric("throughput/first_calls_tflops", "TFLOPS", 800, 800, 800, 9),
+                     metric("clock/first_calls_after_sm_mhz", "MHz", 1800, 1800, 1800, 9),
+                     metric("throughput/first_calls_peak_tflops_at_clock", "TFLOPS", 973.1, 973.1, 973.1, 1),
+                     metric("throughput/steady_tflops", "TFLOPS", 680, 680, 680, 60),
+                     metric("clock/steady_after_sm_mhz", "MHz", 1500, 1500, 1500, 60),
+                     metric("throughput/steady_peak_tflops_at_clock", "TFLOPS", 810.9, 810.9, 810.9, 1)});
+  g.sm_clock_mhz = 1800;
+  doc.records = {g};
+  const auto first = resolve_headline(doc, rule("gemm.bf16"));
+  ASSERT_TRUE(first);
+  EXPECT_NEAR(first->percent_of_peak_at_clock, 100 * 800 / 973.1, 1e-9);
+  EXPECT_NEAR(first->percent_of_peak_at_application, 100 * 800 / (973.1 * 1980 / 1800), 1e-9);
+  EXPECT_EQ(first->clock_mhz, 1800);
+  const auto steady = resolve_headline(doc, rule("gemm.bf16.steady"));
+  ASSERT_TRUE(steady);
+  EXPECT_NEAR(steady->percent_of_peak_at_clock, 100 * 680 / 810.9, 1e-9);
+  EXPECT_NEAR(steady->percent_of_peak_at_application, 100 * 680 / (810.9 * 1980 / 1500), 1e-9);
+  EXPECT_EQ(steady->clock_mhz, 1500);
+  EXPECT_TRUE(steady->shares_are_lower_bounds) << "the clock right after a library's calls bounds theirs from above";
+  const std::string md = headlines_markdown({*steady});
+  EXPECT_NE(md.find("≤1500 (after)"), std::string::npos) << md;
+  EXPECT_NE(md.find("≥83.86 %"), std::string::npos) << md;
+  // Without its figure's peak a GEMM headline states no share: none borrowed from the other figure.
+  doc.records[0].metrics.erase(doc.records[0].metrics.begin() + 5);
+  EXPECT_TRUE(std::isnan(resolve_headline(doc, rule("gemm.bf16.steady"))->percent_of_peak_at_clock));
+}
+
 TEST(Headlines, AnEmptyOrUnrelatedRunHasNoHeadline) {
   RunDocument doc;
   EXPECT_TRUE(resolve_headlines(doc).empty());

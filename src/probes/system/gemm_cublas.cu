@@ -27,8 +27,6 @@ void run_gemm(ProbeContext& ctx) {
   const double worst_error = check_outputs(op, gemm.a_transposed(), gemm.out_type(), gemm.out(), gemm.tolerance());
 
   measure_gemm(ctx, t, s, [&] { gemm(); });
-  ctx.no_sm_clock("the timed kernels are cuBLAS's, which read no clock of ours (NVML's over each window is "
-                  "clock/first_calls_nvml_sm_mhz and clock/steady_nvml_sm_mhz)");
   ctx.extra()["library"] = lib == Library::Lt ? api->cublaslt_path : api->cublas_path;
   ctx.extra()["call"] = lib == Library::Lt ? "cublasLtMatmul (library kernel, no SASS of ours)"
                                            : "cublasGemmEx, CUBLAS_GEMM_DEFAULT (library kernel, no SASS of ours)";

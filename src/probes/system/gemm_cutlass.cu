@@ -45,18 +45,7 @@ void run_cutlass(ProbeContext& ctx) {
   GD_CUDA_CHECK(cudaDeviceSynchronize());
   const double worst_error = check_outputs(op, true, k.out, op.d, t.tol);
 
-  const Steady steady = measure_gemm(ctx, t, s, [&] { (*gemm)(ctx); });
-  // CUTLASS's kernels read no clock of ours; NVML's over the steady window stands in.
-  ctx.no_sm_clock("CUTLASS's kernels read no clock of ours (NVML's over each window is clock/first_calls_nvml_sm_mhz "
-                  "and clock/steady_nvml_sm_mhz)");
-  if (steady.window.trace && !steady.window.trace->sm_clock_mhz.empty()) {
-    const double mhz = steady.window.trace->mean_sm_clock_mhz();
-    if (const auto e = gemm_efficiency(t.name, d.cc(), d.sm_count, mhz, steady.window.rate.median)) {
-      ctx.metric("throughput/steady_percent_of_peak", e->percent_of_peak);
-      ctx.metric("throughput/steady_peak_tflops_at_clock", e->peak_tflops_at_clock);
-      ctx.extra()["peak_source"] = tensor_rate(d.cc(), *tensor_operand(t.name))->source;
-    }
-  }
+  measure_gemm(ctx, t, s, [&] { (*gemm)(ctx); });
   ctx.extra()["kernel"] = k.config;
   ctx.extra()["layout"] = "TN (A K x M, B K x N, D M x N, column-major); C not read (beta = 0)";
   ctx.extra()["max_sampled_error"] = worst_error;
@@ -78,10 +67,6 @@ ProbeSpec cutlass_spec() {
                 .quick_list({std::string("sq8192")}),
             std::move(Axis::list("type", type_names())).quick_list({std::string("bf16"), std::string("fp8_e4m3")})};
   s.metrics = measure_gemm_metrics();
-  s.metrics.push_back({"throughput/steady_percent_of_peak", "%",
-                       "steady rate over the dense per-clock tensor rate (analysis/tensor_rate) at the NVML clock of "
-                       "the steady window"});
-  s.metrics.push_back({"throughput/steady_peak_tflops_at_clock", "TFLOPS", "that per-clock rate at that clock, whole chip"});
   // Each compiled kernel: its tensor-core instruction, no local-memory spills, anywhere in it
   // (CUTLASS's kernels have no clocked region).
   for (const CutlassKernel& k : cutlass_kernels())

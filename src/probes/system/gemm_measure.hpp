@@ -7,6 +7,13 @@
 //     until the in-run rate stops changing, analysis/power_model's settled_at), sampled over 1 s.
 // A power-capped chip sits between the two: an H200 runs bf16 8192^3 about 15 % faster in its
 // first calls than after a second of load. scripts/gemm_torch.py times PyTorch the same way.
+// The library's kernels read no clock of ours. Each figure records the SM clock right after each
+// timed group or chunk (clock64 over %globaltimer in a one-thread kernel: core/device_kernels
+// SmClockSampler): the controller's clock, which NVML reads too and which an H200's sustained
+// GEMM settles to (1426 MHz by both on 2026-12-02). Within heavy tensor work the SMs tick slower
+// still, as only a clock inside the work sees (tensor.wgmma.*: 1633 MHz where NVML read 1980;
+// power.clock_response's FFMA load: its own 1948 against 1980 right after), so this clock is an
+// upper bound on the one the kernels ran at and each figure's % of peak at it a lower bound.
 // Shared by the GEMM-ceiling probes (gemm_cublas.cu, gemm_cutlass.cu).
 #pragma once
 #include <algorithm>
@@ -23,6 +30,7 @@
 #include "analysis/power_model.hpp"
 #include "analysis/tensor_rate.hpp"
 #include "core/device_buffer.hpp"
+#include "core/device_kernels.hpp"
 #include "core/error.hpp"
 #include "core/power_monitor.hpp"
 #include "core/probe.hpp"
@@ -93,6 +101,7 @@ inline int chunk_calls(double call_s, const GemmProtocol& p = kProtocol) {
 struct GemmWindow {
   Summary rate;                    // TFLOPS (TOPS for integers)
   std::optional<PowerTrace> trace;  // NVML over the window, where NVML reads power
+  std::vector<double> after_clock_mhz;  // SM clock right after each timed group or chunk
 };
 
 struct FirstCalls {
@@ -132,6 +141,7 @@ inline FirstCalls measure_first_calls(ProbeContext& ctx, double ops, const std::
   policy.max_samples = p.max_groups;
   policy.target_rel_ci = 0.01;
   policy.time_cap_s = p.max_groups * (p.rest_s + 0.5);
+  SmClockSampler clock(p.max_groups);
   const RepeatResult r = ctx.measure(
       [&] {
         std::this_thread::sleep_for(std::chrono::duration<double>(p.rest_s));
@@ -141,12 +151,14 @@ inline FirstCalls measure_first_calls(ProbeContext& ctx, double ops, const std::
         for (int i = 0; i < p.timed_calls; ++i) call();
         const double sec = timer.stop_ms() * 1e-3;
         groups.emplace_back(begin, steady_now_s() - t0);
+        clock.sample();  // after the group's span: its 50 us are in no figure
         return ops * p.timed_calls / sec / 1e12;
       },
       policy);
   FirstCalls f;
   f.window.rate = r.summary;
   f.group_rates = r.samples;
+  f.window.after_clock_mhz = clock.read_mhz();
   if (mon) f.window.trace = mon->stop().within(groups);
   return f;
 }
@@ -159,10 +171,15 @@ inline Steady measure_steady(ProbeContext& ctx, double ops, double call_s, const
   st.chunk_calls = chunk_calls(call_s, p);
   st.rule = settle_rule_for(call_s, p);
   EventTimer timer;
+  constexpr int kClockSamples = 4096;  // far more than 1.25 s of chunks of at least 20 ms
+  SmClockSampler clock(kClockSamples);
+  bool sampling = false;  // the settling chunks are not the figure
   const auto chunk = [&] {
     timer.start();
     for (int i = 0; i < st.chunk_calls; ++i) call();
-    return ops * st.chunk_calls / (timer.stop_ms() * 1e-3) / 1e12;
+    const double rate = ops * st.chunk_calls / (timer.stop_ms() * 1e-3) / 1e12;
+    if (sampling && clock.size() < kClockSamples) clock.sample();
+    return rate;
   };
   const double load0 = steady_now_s();
   st.settle_s = std::nan("");
@@ -180,8 +197,10 @@ inline Steady measure_steady(ProbeContext& ctx, double ops, double call_s, const
   policy.min_time_s = p.steady_s;
   policy.time_cap_s = 1.25 * p.steady_s;
   policy.target_rel_ci = 0.005;
+  sampling = true;
   st.window.rate = ctx.measure(chunk, policy).summary;
   if (mon) st.window.trace = mon->stop();
+  st.window.after_clock_mhz = clock.read_mhz();
   return st;
 }
 
@@ -220,19 +239,51 @@ inline std::vector<MetricSpec> measure_gemm_metrics() {
                                                  "for groups of tens of ms)";
     m.push_back({"power/" + fig + "_w", "W", "mean of the NVML power samples taken during " + window});
     m.push_back({"clock/" + fig + "_nvml_sm_mhz", "MHz", "mean of the NVML SM clock samples taken during " + window});
+    m.push_back({"clock/" + fig + "_after_sm_mhz", "MHz",
+                 "SM clock right after each " + std::string(fig == "steady" ? "chunk" : "group") +
+                     " (clock64 over %globaltimer, a one-thread kernel), median: an upper bound on the clock the "
+                     "library's kernels ran at"});
+    for (const char* u : {"tflops", "tops"}) {
+      const std::string upper = std::string(u) == "tflops" ? "TFLOPS" : "TOPS";
+      m.push_back({"throughput/" + fig + "_peak_" + u + "_at_clock", upper,
+                   "the dense per-clock tensor rate (analysis/tensor_rate) at clock/" + fig + "_after_sm_mhz, whole chip"});
+    }
+    m.push_back({"throughput/" + fig + "_percent_of_peak", "%",
+                 "the figure's rate over throughput/" + fig + "_peak_*_at_clock: a lower bound on its per-clock efficiency"});
   }
   m.push_back({"load/settle_ms", "ms", "back-to-back load before the steady samples: until the rate stopped changing"});
   return m;
 }
 
+// A figure's clock right after its calls, and its rate against the per-clock tensor peak of GEMM
+// precision `gemm_type` at that clock ("" or a precision without a published rate: no peak).
+inline void emit_figure_clock(ProbeContext& ctx, const std::string& fig, const std::string& unit,
+                              const GemmWindow& w, const std::string& gemm_type) {
+  if (w.after_clock_mhz.empty()) return;
+  const Summary clock = summarize(w.after_clock_mhz);
+  ctx.metric("clock/" + fig + "_after_sm_mhz", clock);
+  if (gemm_type.empty() || w.rate.n == 0) return;
+  const DeviceInfo& d = ctx.device();
+  if (const auto e = gemm_efficiency(gemm_type, d.cc(), d.sm_count, clock.median, w.rate.median)) {
+    ctx.metric("throughput/" + fig + "_peak_" + unit + "_at_clock", e->peak_tflops_at_clock);
+    ctx.metric("throughput/" + fig + "_percent_of_peak", e->percent_of_peak);
+    ctx.extra()["peak_source"] = tensor_rate(d.cc(), *tensor_operand(gemm_type))->source;
+  }
+}
+
 // `call` enqueues one GEMM of `ops` operations on the default stream. Emits the metrics of
-// measure_gemm_metrics (`unit`: "tflops" or "tops") and records each window's NVML summary.
+// measure_gemm_metrics (`unit`: "tflops" or "tops"; `gemm_type`: the precision whose per-clock
+// tensor peak the figures are held against, "" for none) and records each window's NVML
+// summary. The record has no SM clock of its kernels: the library's read none.
 // --quick leaves the steady figure out (it needs at least 2 s of load a point), saying so; the
 // returned Steady then has no samples (rate.n == 0).
 inline Steady measure_gemm(ProbeContext& ctx, double ops, const std::string& unit, const std::function<void()>& call,
-                           const GemmProtocol& p = kProtocol) {
+                           const std::string& gemm_type = "", const GemmProtocol& p = kProtocol) {
   const FirstCalls first = measure_first_calls(ctx, ops, call, p);
   ctx.metric("throughput/first_calls_" + unit, first.window.rate);
+  emit_figure_clock(ctx, "first_calls", unit, first.window, gemm_type);
+  ctx.no_sm_clock("the timed kernels are the library's, which read no clock of ours; clock/<figure>_after_sm_mhz is "
+                  "the clock right after each group or chunk, an upper bound on theirs");
   nlohmann::json& x = ctx.extra();
   x["protocol"]["first_calls"] = {{"rest_s", p.rest_s}, {"warmup_calls", p.warmup_calls},
                                   {"timed_calls", p.timed_calls}, {"group_rates", first.group_rates}};
@@ -242,6 +293,7 @@ inline Steady measure_gemm(ProbeContext& ctx, double ops, const std::string& uni
   } else {
     steady = measure_steady(ctx, ops, ops / (first.window.rate.median * 1e12), call, p);
     ctx.metric("throughput/steady_" + unit, steady.window.rate);
+    emit_figure_clock(ctx, "steady", unit, steady.window, gemm_type);
     if (std::isfinite(steady.settle_s)) ctx.metric("load/settle_ms", steady.settle_s * 1e3);
     x["protocol"]["steady"] = steady_extra(steady, p);
   }
@@ -267,7 +319,7 @@ inline Steady measure_gemm(ProbeContext& ctx, double ops, const std::string& uni
 // The same for a GEMM of type `t` and shape `s`.
 inline Steady measure_gemm(ProbeContext& ctx, const GemmType& t, Shape s, const std::function<void()>& call) {
   const double ops = 2.0 * double(s.m) * double(s.n) * double(s.k);
-  return measure_gemm(ctx, ops, t.integer ? "tops" : "tflops", call);
+  return measure_gemm(ctx, ops, t.integer ? "tops" : "tflops", call, t.name);
 }
 
 }  // namespace gd::gemm
