@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "analysis/power_model.hpp"
+#include "core/device_kernels.hpp"
 #include "core/launch.cuh"
 #include "core/power_monitor.hpp"
 #include "core/registry.hpp"
@@ -150,40 +152,116 @@ void summarize_sm_scaling(SummaryContext& sc) {
 }
 
 // --- power.clock_response ---------------------------------------------------------------
-void run_clock_response(ProbeContext& ctx) {
-  require_power(ctx);
-  const std::string load_name = ctx.str_param("load");
-  const DeviceInfo& d = ctx.device();
+// A device-to-device stream through the SMs (float4 grid-stride copy): the DRAM load.
+__global__ void copy_load_kernel(const float4* in, float4* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+constexpr std::size_t kCopyBytes = std::size_t(2) << 30;  // about 1 ms each way at 4 TB/s
+
+// One step of a load, about a millisecond: an FFMA launch on every SM, one GEMM through cuBLASLt
+// (bf16 or fp8, random or all-zero operands: the data moves the power, the power the clock), or
+// a DRAM copy. The in-kernel clock sampler runs after each step.
+struct StepLoad {
   std::optional<FfmaLoad> ffma;
   std::optional<gemm::Operands> op;
   std::optional<gemm::GemmCall> gemm_call;
-  if (load_name == "ffma") {
-    ffma.emplace(ctx, d.sm_count, 0.002);
+  std::optional<DeviceBuffer<float4>> copy_in, copy_out;
+  std::function<void()> step;
+  std::string what;
+};
+
+void make_load(ProbeContext& ctx, const std::string& name, StepLoad& l) {
+  const DeviceInfo& d = ctx.device();
+  if (name == "ffma") {
+    l.ffma.emplace(ctx, d.sm_count, 0.001);
+    l.step = [&l] { l.ffma->launch_once(); };
+    l.what = "FFMA chains, 1024 threads on every SM, about 1 ms a launch";
+  } else if (name == "dram_copy") {
+    const std::size_t n = kCopyBytes / sizeof(float4);
+    l.copy_in.emplace(n);
+    l.copy_out.emplace(n);
+    l.copy_in->fill_zero();
+    const unsigned blocks = unsigned(d.sm_count) * 8;
+    l.step = [&ctx, &l, n, blocks] {
+      launch(ctx, copy_load_kernel, {dim3(blocks), dim3(256)}, l.copy_in->get(), l.copy_out->get(), n);
+    };
+    l.what = "a 2 GiB device-to-device copy by the SMs (float4 grid-stride), about 1 ms";
   } else {
-    const gemm::GemmType& bf16 = gemm::gemm_type("bf16");
-    const CublasApi& api = gemm::require_gemm(ctx, bf16);
-    op.emplace(bf16, gemm::Shape{8192, 8192, 8192}, false);
-    gemm_call.emplace(api, gemm::Library::Lt, *op, 0.1);
+    const bool zero = name.size() > 5 && name.compare(name.size() - 5, 5, "_zero") == 0;
+    const std::string type = name.substr(0, name.find("_gemm"));
+    if (name.find("_gemm") == std::string::npos || (type != "bf16" && type != "fp8_e4m3"))
+      throw UserError("power.clock_response: unknown load '" + name + "'");
+    const gemm::GemmType& t = gemm::gemm_type(type);
+    const CublasApi& api = gemm::require_gemm(ctx, t);
+    l.op.emplace(t, gemm::Shape{8192, 8192, 8192}, zero);
+    l.gemm_call.emplace(api, gemm::Library::Lt, *l.op, 0.1);
+    l.step = [&l] { (*l.gemm_call)(); };
+    l.what = std::string("cuBLASLt ") + type + " GEMM 8192^3 (wgmma), " + (zero ? "all-zero" : "random") + " operands";
   }
-  const auto step = [&] {
-    if (ffma) ffma->launch_once();
-    else (*gemm_call)();
-    GD_CUDA_CHECK(cudaDeviceSynchronize());
-  };
+}
+
+// What the clock did by two readers: a one-thread kernel right after each step (clock64 over
+// %globaltimer, core/device_kernels SmClockSampler) beside NVML's samples. On the H200 the two
+// agree within 1 % under every load here; neither sees the slowdown within the load itself,
+// which the FFMA load's own clock shows (clock/load_own_kernel_mhz; tensor.wgmma.* more).
+void record_sampled_clock(ProbeContext& ctx, const std::vector<double>& t_s, const std::vector<double>& mhz,
+                         double load_start, double load_end, double nvml_loaded_mhz) {
+  constexpr double kBand = 0.03;  // the clock_below_application margin
+  const ClockResponse k = clock_response(t_s, mhz, load_start, load_end, kBand);
+  ctx.metric("clock/sampled_idle_mhz", k.idle_mhz);
+  ctx.metric("clock/sampled_loaded_mhz", k.loaded_mhz);
+  ctx.metric("clock/sampled_loaded_min_mhz", k.loaded_min_mhz);
+  for (std::size_t i = 0; i < t_s.size(); ++i)
+    if (t_s[i] >= load_start) {
+      ctx.metric("clock/sampled_first_step_mhz", mhz[i]);
+      break;
+    }
+  if (std::isfinite(k.settle_s)) ctx.metric("clock/sampled_settle_ms", k.settle_s * 1e3);
+  if (nvml_loaded_mhz > 0) ctx.metric("clock/nvml_over_sampled_pct", 100 * (nvml_loaded_mhz / k.loaded_mhz - 1));
+  nlohmann::json series = nlohmann::json::array();
+  const std::size_t stride = std::max<std::size_t>(1, t_s.size() / 200);
+  for (std::size_t i = 0; i < t_s.size(); i += stride) series.push_back({t_s[i], mhz[i]});
+  ctx.extra()["sampled_clock"] = {{"t_mhz", series}, {"band", kBand}, {"samples", t_s.size()}};
+}
+
+void run_clock_response(ProbeContext& ctx) {
+  require_power(ctx);
+  const DeviceInfo& d = ctx.device();
+  StepLoad load;
+  make_load(ctx, ctx.str_param("load"), load);
+  load.step();  // the load's first call (cuBLASLt's heuristic, allocations) before the trace
   GD_CUDA_CHECK(cudaDeviceSynchronize());
-  const double before = ctx.quick() ? 0.2 : 0.4, loaded = ctx.quick() ? 0.6 : 1.5, after = ctx.quick() ? 0.2 : 0.4;
+  const double before = ctx.quick() ? 0.2 : 0.4, loaded = ctx.quick() ? 0.6 : 1.2, after = ctx.quick() ? 0.2 : 0.4;
   sleep_s(0.3);
+  SmClockSampler sampler(1 << 14);
+  std::vector<double> kernel_t;  // host time after each sample, seconds since t0
   PowerMonitor monitor(d.pci_bus_id, 0.005);
   const double t0 = monitor.start_s();  // the trace's time base
-  sleep_s(before);
+  const auto sample_now = [&] {
+    sampler.sample();
+    GD_CUDA_CHECK(cudaDeviceSynchronize());
+    kernel_t.push_back(steady_now_s() - t0);
+  };
+  for (int i = 0; i < 4; ++i) {  // the idle clock, by the same kernel
+    sleep_s(before / 4);
+    sample_now();
+  }
   const double load_start = steady_now_s() - t0;
   std::size_t calls = 0;
+  double own_ffma_mhz = 0;
   do {
-    step();
+    load.step();
     ++calls;
+    if (sampler.size() < (1 << 14) - 8) sample_now();
+    else GD_CUDA_CHECK(cudaDeviceSynchronize());
   } while (steady_now_s() - t0 - load_start < loaded);
   const double load_end = steady_now_s() - t0;
-  sleep_s(after);
+  if (load.ffma) own_ffma_mhz = load.ffma->clock_mhz_last();
+  for (int i = 0; i < 4; ++i) {
+    sleep_s(after / 4);
+    sample_now();
+  }
   const PowerTrace trace = monitor.stop();
   constexpr double kBand = 0.05;  // a power-capped clock hunts by a few percent
   const ClockResponse cr = clock_response(trace.t_s, trace.sm_clock_mhz, load_start, load_end, kBand);
@@ -197,8 +275,16 @@ void run_clock_response(ProbeContext& ctx) {
   for (std::size_t i = 0; i < trace.t_s.size(); ++i)
     if (trace.t_s[i] >= load_start && trace.t_s[i] <= load_end) loaded_w.push_back(trace.power_w[i]);
   if (!loaded_w.empty()) ctx.metric("power/loaded_w", summarize(loaded_w));
-  if (ffma) ctx.set_observed_sm_clock_mhz(ffma->clock_mhz_last());
-  else ctx.no_sm_clock("the load is cuBLASLt's GEMM, which reads no clock of ours; NVML's is clock/loaded_mhz");
+  record_sampled_clock(ctx, kernel_t, sampler.read_mhz(), load_start, load_end, cr.loaded_mhz);
+  // The FFMA load's own regions' clock over its last launch, the clock within the load: on the
+  // H200 1948 MHz where the sampler right after each step read 1980.
+  if (own_ffma_mhz > 0) {
+    ctx.metric("clock/load_own_kernel_mhz", own_ffma_mhz);
+    ctx.set_observed_sm_clock_mhz(own_ffma_mhz);
+  } else {
+    ctx.no_sm_clock("the load's kernels read no clock of ours (cuBLASLt's GEMM, the copy); clock/sampled_loaded_mhz "
+                    "is the clock right after each step, an upper bound on theirs");
+  }
   nlohmann::json s = trace.summary();
   s["load_window_s"] = {load_start, load_end};
   s["calls"] = calls;
@@ -209,7 +295,8 @@ void run_clock_response(ProbeContext& ctx) {
     series.push_back({trace.t_s[i], trace.sm_clock_mhz[i], trace.power_w[i]});
   s["t_mhz_w"] = series;
   ctx.extra()["power"] = s;
-  if (gemm_call) ctx.extra()["algorithm"] = gemm_call->choice();
+  ctx.extra()["load"] = load.what;
+  if (load.gemm_call) ctx.extra()["algorithm"] = load.gemm_call->choice();
 }
 
 std::vector<SassExpectation> load_sass() {
@@ -263,21 +350,32 @@ ProbeSpec sm_scaling_spec() {
 ProbeSpec clock_response_spec() {
   ProbeSpec s;
   s.id = "power.clock_response";
-  s.description = "SM clock and power before, during and after a step of load (FFMA on every SM, bf16 GEMM)";
-  // Quick: the GEMM step only, the load its seed items read (each point idles, loads and idles again).
-  s.axes = {std::move(Axis::list("load", std::vector<std::string>{"ffma", "bf16_gemm"})).quick_list({std::string("bf16_gemm")})};
+  s.description = "SM clock (in-kernel and NVML's) and power before, during and after a step of load: FFMA on every SM, "
+                  "bf16 and fp8 GEMMs with random and zero operands, a DRAM copy";
+  // Quick: the bf16 GEMM step only, the load its seed items read (each point idles, loads and idles again).
+  s.axes = {std::move(Axis::list("load", std::vector<std::string>{"ffma", "bf16_gemm", "bf16_gemm_zero", "fp8_e4m3_gemm",
+                                                                  "fp8_e4m3_gemm_zero", "dram_copy"}))
+                .quick_list({std::string("bf16_gemm")})};
   s.sass = load_sass();
-  s.runs_no_sm_kernel = true;  // the bf16_gemm point runs cuBLASLt's kernels only
+  s.sass.push_back(expect_sass("*copy_load_kernel*", SassRegion::Whole, {{"LDG.E.128", 1, -1}, {"STG.E.128", 1, -1}}));
+  s.runs_no_sm_kernel = true;  // the GEMM points run cuBLASLt's kernels only
   s.metrics = {{"clock/idle_mhz", "MHz", "median NVML SM clock before the load"},
                {"clock/loaded_mhz", "MHz", "median NVML SM clock under the load"},
                {"clock/loaded_min_mhz", "MHz", "lowest NVML SM clock under the load"},
                {"clock/after_mhz", "MHz", "median NVML SM clock after the load"},
-               {"clock/settle_ms", "ms", "from the load's start until the clock stays within 5% of its loaded median"},
+               {"clock/settle_ms", "ms", "from the load's start until NVML's clock stays within 5% of its loaded median"},
+               {"clock/sampled_idle_mhz", "MHz", "SM clock by a one-thread kernel (clock64 over %globaltimer) before the load"},
+               {"clock/sampled_loaded_mhz", "MHz", "the same right after each step of the load, median: the controller's clock under the load"},
+               {"clock/sampled_loaded_min_mhz", "MHz", "lowest such sample under the load"},
+               {"clock/sampled_first_step_mhz", "MHz", "the sample after the load's first step (about 1 ms in)"},
+               {"clock/sampled_settle_ms", "ms", "from the load's start until the sampled clock stays within 3% of its loaded median"},
+               {"clock/nvml_over_sampled_pct", "%", "NVML's loaded clock over the sampled one, minus 1"},
+               {"clock/load_own_kernel_mhz", "MHz", "the FFMA load's own timed regions' clock over its last launch: the clock within the load"},
                {"power/loaded_w", "W", "NVML power samples under the load"}};
-  s.covers = {{"platform.clock.sm_sustained", "clock/loaded_mhz", {{"load", "bf16_gemm"}}},
+  s.covers = {{"platform.clock.sm_sustained", "clock/sampled_loaded_mhz", {{"load", "bf16_gemm"}}},
               {"power.peak_measured", "power/loaded_w", {{"load", "bf16_gemm"}}}};
   s.run = run_clock_response;
-  s.time_cap_s = 12;
+  s.time_cap_s = 24;
   s.quick_time_cap_s = 5;
   return s;
 }
