@@ -257,7 +257,7 @@ ROWS = [
      "4528.92 GiB/s", H("l2.read_bandwidth"), None),
     ("mt4g", "l2.write_bandwidth", "L2 write bandwidth", 3494.6126 * 1.073741824 / 1000, "TB/s", "bandwidth",
      "per_sm_per_clock", "H100 SXM", 1980.0, 132, "memory.l2.writeBandwidth", "MT4G's L2 write kernel",
-     "3494.61 GiB/s", H("l2.write_bandwidth"), None),
+     "3494.61 GiB/s", R("memory.bandwidth.l2_write", "bandwidth/tbps"), None),
     ("mt4g", "dram.read_bandwidth", "Main memory read bandwidth", 2561.0317 * 1.073741824 / 1000, "TB/s",
      "bandwidth", "as_is", "H100 SXM", 1980.0, 132, "memory.main.readBandwidth", "MT4G's DRAM read kernel",
      "2561.03 GiB/s", H("dram.read_bandwidth"),
