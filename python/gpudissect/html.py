@@ -148,6 +148,42 @@ def coverage_figure(coverage: list[dict]) -> Figure | None:
 
 
 GLANCE = "The chip at a glance"
+VALIDATION = "validation"
+
+_VERDICT_COLORS = {"agrees": "#55a868", "differs, explained": "#dd8452", "disagrees": "#c44e52"}
+_SOURCE_MARKERS = "os^Dv<>Pp*hX"
+
+
+def validation_figure(rows: list[dict]) -> Figure | None:
+    """Ours against the published figure, both in the comparison's common unit, log-log: one marker
+    per source, coloured by verdict, the diagonal where they are equal (`gpudissect validate`)."""
+    pts = [r for r in rows if isinstance(r.get("published_common"), (int, float))
+           and isinstance(r.get("ours_common"), (int, float)) and r["published_common"] > 0 and r["ours_common"] > 0]
+    if not pts:
+        return None
+    sources = sorted({str(r.get("source", "")) for r in pts})
+
+    def draw(ax):
+        lo = min(min(r["published_common"], r["ours_common"]) for r in pts) / 2
+        hi = max(max(r["published_common"], r["ours_common"]) for r in pts) * 2
+        ax.plot([lo, hi], [lo, hi], color="#888888", linewidth=0.8, zorder=1)
+        for i, src in enumerate(sources):
+            mine = [r for r in pts if str(r.get("source", "")) == src]
+            ax.scatter([r["published_common"] for r in mine], [r["ours_common"] for r in mine],
+                       marker=_SOURCE_MARKERS[i % len(_SOURCE_MARKERS)], s=22, zorder=2, label=src,
+                       c=[_VERDICT_COLORS.get(r.get("verdict"), "#8c8c8c") for r in mine],
+                       edgecolors="#333333", linewidths=0.4)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        ax.set_xlabel("published (common unit)")
+        ax.set_ylabel("ours (common unit)")
+        ax.legend(fontsize=6, loc="upper left", title="source (marker); colour: verdict", title_fontsize=6)
+
+    return Figure(VALIDATION, "Ours against the published record", "scatter", draw, width=5.6, height=5.0,
+                  caption="log-log; on the diagonal ours equals the published figure; green agrees, orange differs "
+                          "for a recorded reason, red disagrees")
 
 
 def _headline_bars(headlines: list[dict], title: str, pick, xlabel: str, fid: str) -> Figure | None:
@@ -198,6 +234,9 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
     cov = coverage_figure(context.get("coverage") or [])
     if cov:
         by_anchor.setdefault("coverage", []).insert(0, cov)
+    val = validation_figure(context.get("validation") or [])
+    if val:
+        by_anchor.setdefault(VALIDATION, []).insert(0, val)
     count = [0]
     placed: set[str] = set()
 
@@ -205,6 +244,8 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
         key = text.strip()
         if key.lower().startswith("coverage"):
             key = "coverage"
+        elif key.lower().startswith("validation"):
+            key = VALIDATION
         if key in placed or key not in by_anchor:
             return ""
         placed.add(key)

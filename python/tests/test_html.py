@@ -48,3 +48,14 @@ def test_the_chip_at_a_glance_draws_the_headlines_after_its_heading():
     assert all(glance < f < page.index(">memory<") for f in figs), "drawn under the first section"
     assert "FFMA latency" not in page, "an ALU latency is not a memory level"
     assert build_html(None, {"markdown": md, "headlines": []}).count("gd-figure\"") == 0
+
+
+def test_the_validation_figure_follows_its_heading():
+    rows = [{"source": "mt4g", "verdict": "agrees", "published_common": 38.0, "ours_common": 32.0},
+            {"source": "gpu-benches", "verdict": "disagrees", "published_common": 3.88, "ours_common": 4.69},
+            {"source": "gpu-benches", "verdict": "not measured", "published_common": None, "ours_common": None}]
+    page = build_html(None, {"markdown": "# Validation: NVIDIA H200 against the published record\n\ntext\n",
+                             "validation": rows})
+    assert page.count('<figure class="gd-figure"') == 1
+    assert page.index('<h1') < page.index('data-probe="validation"')
+    assert build_html(None, {"markdown": "# x\n", "validation": rows[2:]}).count("<figure") == 0

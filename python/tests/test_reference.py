@@ -26,3 +26,19 @@ def test_reference_loads_with_its_provenance():
                                        ("≥32", (32, 32, 32)), ("1:39 (Fig. 1)", None), ("yes", None), ("", None)])
 def test_seed_number(text, want):
     assert seed_number(text) == want
+
+
+def test_published_hopper_dataset_is_its_generators_output():
+    """data/reference/sm_90-published-hopper.json is what scripts/build_published_reference.py writes."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("build_published_reference",
+                                                  ROOT / "scripts" / "build_published_reference.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    committed = (ROOT / "data" / "reference" / "sm_90-published-hopper.json").read_text(encoding="utf-8")
+    assert committed == mod.render(), "regenerate: python3 scripts/build_published_reference.py"
+    doc = json.loads(committed)
+    assert len(doc["records"]) >= 60
+    assert len({r["extra"]["reference"]["source_key"] for r in doc["records"]}) >= 5
+    df = load_run(ROOT / "data" / "reference" / "sm_90-published-hopper.json")
+    assert {"source", "section", "condition"} <= set(df.columns)

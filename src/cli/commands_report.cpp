@@ -1,4 +1,4 @@
-// `report`, `compare`, `coverage`, `guide` and `import`: views and storage of run files already written. They
+// `report`, `compare`, `coverage`, `guide`, `headlines`, `validate` and `import`: views and storage of run files already written. They
 // need no GPU, so they work on any machine a run file is copied to.
 #include <algorithm>
 #include <filesystem>
@@ -28,6 +28,7 @@
 #include "report/item_values.hpp"
 #include "report/markdown.hpp"
 #include "report/probe_json.hpp"
+#include "report/validation.hpp"
 
 namespace gd::cli {
 namespace {
@@ -62,17 +63,68 @@ nlohmann::json html_context(const RunDocument& doc, const std::string& markdown)
           {"headlines", is_reference(doc) ? nlohmann::json::array() : headlines_json(resolve_headlines(doc))}};
 }
 
+// A published dataset is for the run's chip when its options.reference.arch is the run's sm_XX.
+bool same_arch(const RunDocument& ref, const RunDocument& run) {
+  const auto& r = ref.options;
+  const std::string arch = r.contains("reference") && r["reference"].is_object() && r["reference"].contains("arch") &&
+                                   r["reference"]["arch"].is_string()
+                               ? r["reference"]["arch"].get<std::string>()
+                               : "";
+  const int major = run.device.value("cc_major", 0), minor = run.device.value("cc_minor", 0);
+  return arch == "sm_" + std::to_string(major * 10 + minor);
+}
+
+// The published datasets to validate a run against: `paths`, or (none given) data/reference/'s
+// *-published-*.json whose arch is the run's. Labels are the file names.
+struct Published {
+  std::vector<RunDocument> docs;
+  std::vector<std::string> labels;
+  ValidationReport validate(const RunDocument& run) const {
+    std::vector<const RunDocument*> refs;
+    for (const RunDocument& d : docs) refs.push_back(&d);
+    return validate_run(run, refs, labels);
+  }
+};
+
+Published read_published(const std::vector<std::string>& paths, const RunDocument& run, bool only_same_arch) {
+  Published p;
+  for (const std::string& path : paths) {
+    RunDocument ref = read_run_file(path);
+    if (only_same_arch && !same_arch(ref, run)) continue;
+    p.docs.push_back(std::move(ref));
+    p.labels.push_back(std::filesystem::path(path).filename().string());
+  }
+  return p;
+}
+
+// The report's last section: the run beside the published record of its chip, when there is one.
+std::string validation_section(const ValidationReport& rep) {
+  std::string md = validation_markdown(rep), out;
+  std::istringstream lines(md);
+  for (std::string line; std::getline(lines, line);) out += (line.rfind('#', 0) == 0 ? "#" : "") + line + "\n";
+  return out;
+}
+
 int do_report(const ReportArgs& args) {
-  const OutputPath out = output_of(args.out, {args.run});
+  const std::vector<std::string> published_files = published_reference_files();
+  std::vector<std::string> inputs = published_files;
+  inputs.insert(inputs.begin(), args.run);
+  const OutputPath out = output_of(args.out, inputs);
   const RunDocument doc = read_run_file(args.run);
+  std::optional<ValidationReport> validation;
+  if (!is_reference(doc) && args.format != "csv")
+    if (const Published p = read_published(published_files, doc, true); !p.docs.empty()) validation = p.validate(doc);
   if (args.format == "csv") {
     std::ostringstream csv;
     write_csv(doc, csv);
     out.write(csv.str());
   } else if (args.format == "html") {
-    out.write(render_html(args.run, html_context(doc, markdown_report(doc, registered_probes()))));
+    const std::string md = markdown_report(doc, registered_probes()) + (validation ? "\n" + validation_section(*validation) : "");
+    nlohmann::json context = html_context(doc, md);
+    if (validation) context["validation"] = validation_json(*validation)["rows"];
+    out.write(render_html(args.run, context));
   } else {
-    out.write(markdown_report(doc));
+    out.write(markdown_report(doc) + (validation ? "\n" + validation_section(*validation) : ""));
   }
   return 0;
 }
@@ -252,6 +304,61 @@ void add_headlines(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, args] { action = [args] { return do_headlines(*args); }; });
 }
 
+struct ValidateArgs {
+  std::string run;
+  std::vector<std::string> references;  // empty: data/reference/'s published datasets for the run's arch
+  std::string out;
+  std::string format = "md";
+  bool json = false;
+};
+
+// Every published figure beside ours, with a verdict (report/validation.hpp, docs/validation.md).
+int do_validate(const ValidateArgs& args) {
+  const bool defaults = args.references.empty();
+  const std::vector<std::string> candidates = defaults ? published_reference_files() : args.references;
+  std::vector<std::string> inputs = candidates;
+  inputs.insert(inputs.begin(), args.run);
+  const OutputPath out = output_of(args.out, inputs);
+  if (args.json && args.format != "md") throw UserError("--json and --format " + args.format + " are two outputs; choose one");
+  const RunDocument run = read_run_file(args.run);
+  const Published published = read_published(candidates, run, defaults);
+  if (published.docs.empty())
+    throw UserError("no published dataset for " + chip_label(run) +
+                    (defaults ? " in data/reference/ (*-published-*.json); give one with --reference" : ""));
+  const ValidationReport rep = published.validate(run);
+  if (args.json) {
+    nlohmann::json doc = json_envelope("validate");
+    doc.update(validation_json(rep));
+    out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  } else if (args.format == "html") {
+    out.write(render_html("", {{"title", "gpudissect: " + rep.chip + " against the published record"},
+                               {"markdown", validation_markdown(rep)},
+                               {"validation", validation_json(rep)["rows"]}}));
+  } else {
+    out.write(validation_markdown(rep));
+  }
+  return 0;
+}
+
+void add_validate(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand(
+      "validate", "Every figure others have published for this chip beside ours, in common units, with a verdict: "
+                  "agrees, differs (explained), disagrees, not measured (docs/validation.md)");
+  auto args = std::make_shared<ValidateArgs>();
+  cmd->add_option("run", args->run, "Run file")->required()->type_name("RUN.json");
+  cmd->add_option("--reference", args->references,
+                  "Published dataset to validate against, repeatable (default: data/reference/*-published-*.json of the "
+                  "run's arch)")
+      ->allow_extra_args(false)
+      ->type_name("FILE");
+  cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
+  cmd->add_flag("--json", args->json, "The verdicts as JSON (counts and one row per published figure)");
+  cmd->add_option("--format", args->format, "md or html (one self-contained page)")
+      ->check(CLI::IsMember({"md", "html"}))
+      ->capture_default_str();
+  cmd->callback([&action, args] { action = [args] { return do_validate(*args); }; });
+}
+
 struct ImportArgs {
   std::vector<std::string> runs;
   std::string db = "results/results.db";
@@ -318,6 +425,7 @@ void add_report_commands(CLI::App& app, std::function<int()>& action) {
   add_coverage(app, action);
   add_guide(app, action);
   add_headlines(app, action);
+  add_validate(app, action);
   add_import(app, action);
   add_recover(app, action);
 }

@@ -202,3 +202,46 @@ TEST(ReadingCommands, AnOutputThatIsTheInputIsRefusedAndTheInputKept) {
 
 }  // namespace
 }  // namespace gd
+
+namespace gd {
+namespace {
+
+using test_support::fixture;
+using test_support::run_cli;
+using test_support::TempDir;
+
+const std::string kPublishedHopper = std::string(GPUDISSECT_SOURCE_DIR) + "/data/reference/sm_90-published-hopper.json";
+
+TEST(ValidateCommand, RefusesAnOutputThatIsAnInputAndWritesItsJson) {
+  TempDir dir;
+  const std::string run = dir.file("run.json");
+  const std::string ref = dir.file("published.json");
+  std::filesystem::copy_file(fixture("runs/h200_small.json"), run);
+  std::filesystem::copy_file(kPublishedHopper, ref);
+  const std::string run_before = test_support::slurp(run), ref_before = test_support::slurp(ref);
+  EXPECT_THROW(run_cli({"validate", run, "--reference", ref, "--out", run}), UserError);
+  EXPECT_THROW(run_cli({"validate", run, "--reference", ref, "--out", dir.file(".") + "/published.json"}), UserError);
+  EXPECT_EQ(test_support::slurp(run), run_before);
+  EXPECT_EQ(test_support::slurp(ref), ref_before);
+  EXPECT_THROW(run_cli({"validate", ref, "--reference", ref, "--out", dir.file("x.md")}), UserError)
+      << "a reference dataset is not a run";
+  EXPECT_THROW(run_cli({"validate", run, "--reference", run, "--out", dir.file("x.md")}), UserError)
+      << "a run is not a reference dataset";
+  EXPECT_THROW(run_cli({"validate", run, "--reference", ref, "--json", "--format", "html"}), UserError);
+
+  ASSERT_EQ(run_cli({"validate", run, "--reference", ref, "--json", "--out", dir.file("v.json")}), 0);
+  const auto doc = nlohmann::json::parse(test_support::slurp(dir.file("v.json")));
+  EXPECT_EQ(doc["command"], "validate");
+  const auto published = nlohmann::json::parse(ref_before);
+  EXPECT_EQ(doc["rows"].size(), published["records"].size()) << "one row per published figure";
+  int total = 0;
+  for (const char* k : {"agrees", "differs_explained", "disagrees", "not_measured", "not_comparable"})
+    total += doc["counts"][k].get<int>();
+  EXPECT_EQ(total, static_cast<int>(doc["rows"].size()));
+  ASSERT_EQ(run_cli({"validate", "--reference", ref, run, "--out", dir.file("v.md")}), 0)
+      << "--reference takes one file, so the run may follow it";
+  EXPECT_EQ(test_support::slurp(dir.file("v.md")).rfind("# Validation: NVIDIA H200 against the published record", 0), 0u);
+}
+
+}  // namespace
+}  // namespace gd

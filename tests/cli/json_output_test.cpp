@@ -153,3 +153,20 @@ TEST(InfoJson, TheCommandMatchesTheSchema) {
 
 }  // namespace
 }  // namespace gd
+
+namespace gd {
+namespace {
+
+TEST(ValidateJson, MatchesTheSchemaAndCountsItsRows) {
+  const std::string suite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02-suite.json";
+  const auto r = gpudissect_json("validate --json " + suite);
+  ASSERT_EQ(r.status, 0) << r.text.substr(0, 2000);
+  EXPECT_TRUE(schema("validate").errors(r.doc).empty()) << joined(schema("validate").errors(r.doc));
+  int total = 0;
+  for (const auto& [k, v] : r.doc["counts"].items())
+    if (k != "differs_explained_checked") total += v.get<int>();
+  EXPECT_EQ(total, static_cast<int>(r.doc["rows"].size()));
+}
+
+}  // namespace
+}  // namespace gd

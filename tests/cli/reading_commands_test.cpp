@@ -112,5 +112,15 @@ TEST(ListCommand, ProbesDeclareTheirViewsAndCovers) {
   EXPECT_EQ(p["covers"][0]["item"], "memory.l1.latency");
 }
 
+// Without --reference the binary finds data/reference/'s published datasets for the run's arch.
+TEST(ValidateBinary, TheCommittedH200RunAgainstThePublishedHopperRecord) {
+  const auto r = gpudissect("validate " + sass::shell_quote(kSuite));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("# Validation: NVIDIA H200 against the published record", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("`sm_90-published-hopper.json`"), std::string::npos) << r.output;
+  EXPECT_LT(r.output.find("## disagrees"), r.output.find("## agrees")) << "disagreements are listed first";
+  EXPECT_EQ(r.output.find("## not comparable"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace gd
