@@ -192,5 +192,46 @@ TEST(ReadmeExamples, ParserFindsMarkersAndBothBlockKinds) {
   EXPECT_FALSE(is_command("scripts/        setup, build, test"));
 }
 
+// The studies the suite reproduces are named as what they are (the SM_120 microarchitecture
+// paper, the SM_100 study, the SM100a ISA reference) wherever a user reads: README, docs, every
+// command's help, and what coverage, guide, report and the cross-generation compare print. The
+// only "seed" allowed is the numerical one (MUFU.RCP's reciprocal seed in a probe's description).
+std::string studies_unnamed(std::string text) {
+  for (const char* allowed : {"reciprocal seed", "MUFU.RCP seed"})
+    for (std::size_t at; (at = text.find(allowed)) != std::string::npos;) text.erase(at, std::string(allowed).size());
+  static const std::regex seed(R"([^\n]*\bseeds?\b[^\n]*)", std::regex::icase);
+  std::smatch m;
+  return std::regex_search(text, m, seed) ? m.str() : "";
+}
+
+TEST(ReadmeExamples, TheReferenceStudiesAreNamedNotSeeds) {
+  for (const auto& [name, text] : documents()) EXPECT_EQ(studies_unnamed(text), "") << name;
+  const ExampleSandbox sandbox;
+  const auto top = sandbox.run("gpudissect --help");
+  ASSERT_EQ(top.status, 0) << top.output;
+  EXPECT_EQ(studies_unnamed(top.output), "") << "gpudissect --help";
+  // Every subcommand the top-level help lists, from its "Subcommands:" section.
+  std::vector<std::string> commands;
+  const auto list_at = top.output.find("Subcommands:");
+  ASSERT_NE(list_at, std::string::npos) << top.output;
+  std::stringstream ss(top.output.substr(list_at));
+  static const std::regex entry(R"(^  ([a-z][a-z-]*)\s)");
+  for (std::string l; std::getline(ss, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, entry)) commands.push_back(m[1]);
+  }
+  ASSERT_GE(commands.size(), 10u) << top.output;
+  for (const auto& c : commands) {
+    const auto r = sandbox.run("gpudissect " + c + " --help");
+    EXPECT_EQ(studies_unnamed(r.output), "") << "gpudissect " << c << " --help";
+  }
+  const std::string run = "data/measured/nvidia-h200-2026-11-29.json";
+  for (const std::string& cmd : std::vector<std::string>{"coverage", "coverage " + run, "guide " + run, "report " + run + " --out -",
+                                                         "compare " + run + " data/reference/sm_120-paper-rtx-pro-5000.json"}) {
+    const auto r = sandbox.run("gpudissect " + cmd);
+    EXPECT_EQ(studies_unnamed(r.output), "") << "gpudissect " << cmd;
+  }
+}
+
 }  // namespace
 }  // namespace gd
