@@ -1,5 +1,5 @@
 """python -m gpudissect html [--run RUN.json] [--context CONTEXT.json] --out REPORT.html
-python -m gpudissect reference --csv data/coverage/seed-items.csv --out data/reference [--seeds DIR]
+python -m gpudissect reference --csv data/coverage/seed-items.csv --out data/reference [--studies DIR]
 
 What `gpudissect report --format html` calls; the context (the Markdown report, each probe's
 declared views, the coverage counts) comes from the binary. Without one, the page holds the
@@ -20,14 +20,15 @@ def main(argv=None) -> int:
     h.add_argument("--run")
     h.add_argument("--context")
     h.add_argument("--out", required=True)
-    r = sub.add_parser("reference", help="build data/reference/ from the seed items")
+    r = sub.add_parser("reference", help="build data/reference/ from the reference studies' items")
     r.add_argument("--csv", required=True)
     r.add_argument("--out", required=True)
-    r.add_argument("--seeds", help="the seeds' folder: check every figure against its text")
+    r.add_argument("--studies", metavar="DIR", help="the studies' text files: check every figure against them")
+    r.add_argument("--seeds", dest="studies", help=argparse.SUPPRESS)  # its former name
     args = ap.parse_args(argv)
     if args.command == "reference":
         from .reference import write_all
-        problems = write_all(args.csv, args.out, args.seeds)
+        problems = write_all(args.csv, args.out, args.studies)
         for p in problems:
             print("check:", p, file=sys.stderr)
         return 1 if problems else 0

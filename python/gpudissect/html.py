@@ -140,10 +140,10 @@ def coverage_figure(coverage: list[dict]) -> Figure | None:
             left = [a + b for a, b in zip(left, vals)]
         ax.set_yticks(range(len(cats)), cats, fontsize=7)
         ax.invert_yaxis()
-        ax.set_xlabel("seed items")
+        ax.set_xlabel("items of the reference studies")
         ax.legend(fontsize=7, loc="lower right")
 
-    return Figure("coverage", "Coverage of the seeds' items by category", "bars", draw,
+    return Figure("coverage", "Coverage of the reference studies' items by category", "bars", draw,
                   height=max(2.5, 0.22 * len(cats) + 1))
 
 

@@ -1,11 +1,12 @@
-"""The seeds' published values as reference datasets in the run-file schema (data/reference/):
+"""The reference studies' published values (the SM_120 microarchitecture paper, the SM_100 study) as
+reference datasets in the run-file schema (data/reference/):
 one file per source and chip, built from data/coverage/seed-items.csv. Each record is one seed
 item (its id is the item id), its one metric `value` in the seed's unit, and extra.reference says
 where it was published: source, section, the seed's wording of the condition, and the figure as
 written. Items whose figure is not a number (text, ratios like 1:39, empty) keep no metric.
 
     python -m gpudissect reference --csv data/coverage/seed-items.csv --out data/reference \\
-        [--seeds ../shared/seeds]      # also checks every figure against the seed's text
+        [--studies DIR]      # also checks every figure against the studies' text files in DIR
 """
 from __future__ import annotations
 
@@ -18,13 +19,13 @@ from pathlib import Path
 DATASETS = [
     ("sm_120-paper-rtx-pro-5000", "NVIDIA RTX PRO 5000 72GB (GB203)", "sm_120", (12, 0),
      ("000_ffbe15630671cbd7.txt", "001_a2b7cb9102dcdd37.txt"),
-     "Dissecting the SM_120 Microarchitecture (seeds 000/001): its own measurements"),
+     "Dissecting the SM_120 Microarchitecture: its own measurements"),
     ("sm_100-study-b200", "NVIDIA B200", "sm_100", (10, 0), ("002_e0b7375555ffc2ac.txt",),
-     "Blackwell SM_100 study (seed 002): B200 measurements"),
+     "Blackwell SM_100 study: B200 measurements"),
     ("sm_100-paper-b200-quoted", "NVIDIA B200", "sm_100", (10, 0), ("000_ffbe15630671cbd7.txt",),
-     "Dissecting the SM_120 Microarchitecture (seed 000): the B200 values it quotes for comparison"),
+     "Dissecting the SM_120 Microarchitecture: the B200 values it quotes for comparison"),
     ("sm_90-paper-hopper-quoted", "NVIDIA H100 (Hopper)", "sm_90", (9, 0), ("000_ffbe15630671cbd7.txt",),
-     "Dissecting the SM_120 Microarchitecture (seed 000): the Hopper values it quotes (its Table 6)"),
+     "Dissecting the SM_120 Microarchitecture: the Hopper values it quotes (its Table 6)"),
 ]
 
 _NUMBER = re.compile(r"^\s*(?:~|≈|≥|>|<|≤|\+)?\s*([0-9]+(?:\.[0-9]+)?)(?:\s*[-–]\s*([0-9]+(?:\.[0-9]+)?))?")
@@ -98,7 +99,7 @@ def check_against_seeds(doc: dict, seeds_dir: Path) -> list[str]:
         numbers = re.findall(r"[0-9]+(?:\.[0-9]+)?", ref["as_written"])
         missing = [n for n in numbers[:2] if n not in text]
         if missing:
-            problems.append(f"{rec['id']} ({ref['source']}): {', '.join(missing)} of {ref['as_written']!r} not in the seed")
+            problems.append(f"{rec['id']} ({ref['source']}): {', '.join(missing)} of {ref['as_written']!r} not in the study's text")
     return problems
 
 

@@ -18,7 +18,7 @@ def test_markdown_tables_headings_and_escaping():
 
 
 def test_figures_follow_their_probe_heading_and_are_counted():
-    md = "# r\n\n## Coverage of the seeds' items\n\n### compute.peak.fp32\n\ntext\n\n### memory.latency.chase\n"
+    md = "# r\n\n## Coverage of the reference studies' items\n\n### compute.peak.fp32\n\ntext\n\n### memory.latency.chase\n"
     ctx = {"markdown": md, "coverage": [{"category": "memory", "measured": 4, "planned": 5, "not_applicable": 0}]}
     page = build_html(load_run(RUN), ctx)
     n = int(re.search(r'data-figures="(\d+)"', page).group(1))

@@ -23,7 +23,7 @@ struct Row {
 };
 constexpr std::string_view kA100 = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 256 FP16 FMA/clk per Tensor Core, 4 per SM; type ratios from its peak table";
 constexpr std::string_view kH100 = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 2x A100 per SM per clock (FP16/BF16/TF32/INT8/FP64), FP8 2x FP16; 989.4 dense FP16 TFLOPS = 132 SMs x 4096 FLOP x 1830 MHz";
-constexpr std::string_view kB200 = "SM_100 study (seeds/002, tcgen05 worked example: 8192 FP16 FLOP/clk/SM); B200 datasheet ratios for TF32 (1/2) and FP8/INT8 (2x)";
+constexpr std::string_view kB200 = "SM_100 study (its tcgen05 worked example: 8192 FP16 FLOP/clk/SM); B200 datasheet ratios for TF32 (1/2) and FP8/INT8 (2x)";
 constexpr Row kRows[] = {
     {80, "f16", 2048, kA100},  {80, "bf16", 2048, kA100}, {80, "tf32", 1024, kA100}, {80, "s8", 4096, kA100},
     {80, "u8", 4096, kA100},   {80, "s4", 8192, kA100},   {80, "u4", 8192, kA100},   {80, "b1", 32768, kA100},

@@ -9,6 +9,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace gd {
@@ -25,8 +26,19 @@ void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass,
 void add_fleet_commands(CLI::App& app, std::function<int()>& action);   // merge
 
 // `run --devices`: "all" or comma-separated indices, each below `device_count`, none twice.
-// Throws UserError saying what is wrong.
+// Throws UserError saying what is wrong. A negative device_count checks the syntax alone (before
+// the driver is asked; "all" then gives an empty list).
 std::vector<int> parse_device_list(const std::string& text, int device_count);
+
+// Numbers on the command line (commands_numbers.cpp). A value that is not a number says "is not a
+// number" (or "not a whole number"), one outside [lo, hi] says the range in plain figures.
+CLI::Validator whole_number(long long lo, long long hi);
+CLI::Validator real_number(double lo, double hi);
+// A threshold as a percentage ("4%") or a fraction ("0.04"), up to max_fraction; a bare number of
+// 1 or more ("4": 4 % or 400 %?) is ambiguous and refused. Returns the fraction as text; throws
+// std::invalid_argument saying what is wrong. threshold_value() is the same as a CLI11 transform.
+std::string fraction_from_threshold(const std::string& text, double max_fraction);
+CLI::Validator threshold_value(double max_fraction);
 
 // --filter and --category, for every command that selects probes (list, run, verify).
 void add_selection_options(CLI::App* cmd, Selection& sel);

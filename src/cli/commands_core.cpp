@@ -77,7 +77,7 @@ void add_info(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("info", "Describe the GPU: properties, clocks, power, features");
   auto device = std::make_shared<int>(0);
   auto json = std::make_shared<bool>(false);
-  cmd->add_option("--device", *device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", *device, "CUDA device index")->check(whole_number(0, 1023));
   cmd->add_flag("--json", *json, "Print the description as JSON (docs/json-output.md)");
   cmd->callback([&action, device, json] {
     action = [device, json] {
@@ -298,10 +298,11 @@ std::string run_file_in(const std::string& dir) {
 int do_run_devices(const RunArgs& args) {
   if (args.device != 0) throw UserError("--device and --devices exclude each other");
   (void)select_probes(Registry::global(), args.sel);  // bad filters fail before anything starts
+  (void)parse_device_list(args.devices, -1);  // a malformed list is bad input (exit 2) on any machine
   check_output_dir(args.out);
+  // No driver or no GPU reads as it does for a plain `run` (exit 3): query_device says why.
   int count = 0;
-  if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess)
-    throw Error(std::string("no usable GPU: ") + cudaGetErrorString(e));
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) (void)query_device(0);
   const std::vector<int> ids = parse_device_list(args.devices, count);
   create_output_dir(args.out);
   const std::string exe = current_executable();
@@ -472,14 +473,14 @@ void add_run(CLI::App& app, std::function<int()>& action) {
                   "Restrict a probe's axis to some of its declared values: PROBE:AXIS=V1,V2 or PROBE:AXIS=LO..HI "
                   "(K/M/G suffixes; PROBE may be a glob); repeatable");
   cmd->add_option("--min-samples", args->sampling.min_samples, "At least this many samples per measurement")
-      ->check(CLI::Range(1, 1000000));
+      ->check(whole_number(1, 1000000));
   cmd->add_option("--max-noise", args->sampling.max_noise,
                   "Target half-width of the median's 95% CI, relative (0.005 = 0.5%), over each probe's own")
-      ->check(CLI::Range(1e-6, 1.0));
+      ->check(real_number(1e-6, 1.0));
   cmd->add_option("--min-time", args->sampling.min_time_s, "Sample each measurement at least this many seconds")
-      ->check(CLI::Range(1e-6, 1e6));
+      ->check(real_number(1e-6, 1e6));
   cmd->add_option("--timeout", args->sampling.timeout_s, "Time cap per probe in seconds (all its points), over its own")
-      ->check(CLI::Range(1e-3, 1e6));
+      ->check(real_number(1e-3, 1e6));
   cmd->add_flag("--single-sample", args->sampling.single_sample,
                 "Measure every point once (no repetition, statistics of one): for tools that slow kernels down "
                 "a hundredfold, such as compute-sanitizer (scripts/sanitize.sh); the numbers are not a measurement");
@@ -489,7 +490,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
                 "compute-sanitizer's racecheck (scripts/sanitize.sh); implies --single-sample, the numbers describe nothing");
   cmd->add_option("--out,-o", args->out, "Output directory for the run file, report and CSV")->capture_default_str();
   cmd->add_option("--db", args->db, "SQLite database to append the run to (default: OUT/results.db)");
-  cmd->add_option("--device", args->device, "CUDA device index")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", args->device, "CUDA device index")->check(whole_number(0, 1023));
   cmd->add_option("--devices", args->devices,
                   "Run on several GPUs at once, one process each (all | 0,1,...): per-GPU runs under OUT/gpuN, "
                   "one database, fleet.md with the spread per metric");
@@ -508,7 +509,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   cmd->add_flag("--no-isolate", args->isolate_none, "Run every probe in this process, risky ones too")->excludes(all);
   cmd->add_option("--watchdog", args->watchdog_s,
                   "Seconds an isolated probe may take for one point before it is killed (default: 60 + twice its budget)")
-      ->check(CLI::Range(0.1, 1e6));
+      ->check(real_number(0.1, 1e6));
   cmd->callback([&action, args] { action = [args] { return do_run(*args); }; });
 }
 

@@ -25,6 +25,7 @@ namespace gd::cli {
 std::vector<int> parse_device_list(const std::string& text, int device_count) {
   const std::string head = "--devices '" + text + "': ";
   if (text == "all") {
+    if (device_count < 0) return {};  // the syntax only
     if (device_count < 1) throw UserError(head + "this machine has no GPU");
     std::vector<int> all;
     for (int i = 0; i < device_count; ++i) all.push_back(i);
@@ -39,7 +40,7 @@ std::vector<int> parse_device_list(const std::string& text, int device_count) {
     if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
       throw UserError(head + "expected 'all' or device indices separated by commas (0,1,3), found '" + item + "'");
     const int d = std::stoi(item);
-    if (d >= device_count)
+    if (device_count >= 0 && d >= device_count)
       throw UserError(head + "device " + item + " does not exist; this machine has " + std::to_string(device_count) +
                       " GPU(s): 0.." + std::to_string(device_count - 1));
     if (!seen.insert(d).second) throw UserError(head + "device " + item + " is listed twice");
@@ -61,7 +62,10 @@ struct MergeArgs {
 
 int do_merge(const MergeArgs& args) {
   const OutputPath out = OutputPath::resolve(args.out.empty() ? "-" : args.out);
-  const std::vector<RunDocument> docs = read_run_files(args.runs, "merged");
+  std::vector<RunDocument> docs = read_run_files(args.runs, "merged");
+  std::vector<std::string> paths = args.runs;
+  for (const auto& s : drop_repeated_runs(docs, paths))
+    std::cerr << "gpudissect: " << s.path << " is " << s.reason << ": merged once\n";
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) create_output_dir(dir.string());
   for (const auto& doc : docs) import_run(args.db, doc);
   const FleetReport report = fleet_report(docs, args.fleet);
@@ -83,9 +87,10 @@ void add_merge(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--db", args->db, "Database to add them to (created if missing)")->capture_default_str();
   cmd->add_option("--out,-o", args->out, "Fleet report (Markdown) to this file (- or none: standard output)")->type_name("FILE");
   cmd->add_option("--threshold", args->fleet.threshold,
-                  "Relative distance from the fleet median that makes a GPU an outlier for a metric")
-      ->check(CLI::Range(0.0, 10.0))
-      ->capture_default_str();
+                  "Distance from the fleet median that makes a GPU an outlier for a metric: a percentage (5%) or a "
+                  "fraction (0.05); a bare 5 is refused as ambiguous")
+      ->transform(threshold_value(10.0))
+      ->default_str("5%");
   cmd->callback([&action, args] { action = [args] { return do_merge(*args); }; });
 }
 

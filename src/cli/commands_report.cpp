@@ -193,8 +193,8 @@ int do_compare(const CompareArgs& args) {
 
 void add_compare(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand(
-      "compare", "Two runs side by side (matching probes and params, with B/A ratios), or the seeds' quantities "
-                 "across any number of runs and reference datasets (data/reference/)");
+      "compare", "Two runs side by side (matching probes and params, with B/A ratios), or the reference studies' "
+                 "quantities across any number of runs and reference datasets (data/reference/)");
   auto args = std::make_shared<CompareArgs>();
   cmd->add_option("runs", args->runs,
                   "Run files: two are compared record by record (the first is the baseline); more, or any "
@@ -209,9 +209,10 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
       ->check(CLI::IsMember({"md", "html"}))
       ->capture_default_str();
   cmd->add_option("--threshold", args->opts.threshold,
-                  "Relative change a metric must exceed (besides the runs' own noise) to count as moved")
-      ->check(CLI::Range(0.0, 10.0))
-      ->capture_default_str();
+                  "Change a metric must exceed (besides the runs' own noise) to count as moved: a percentage (4%) "
+                  "or a fraction (0.04); a bare 4 is refused as ambiguous")
+      ->transform(threshold_value(10.0))
+      ->default_str("4%");
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
                 "Exit 1 when a latency, bandwidth or throughput metric got worse beyond noise and threshold");
   cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });
@@ -232,7 +233,7 @@ int do_coverage(const CoverageArgs& args) {
   if (!args.run.empty()) doc = read_run_file(args.run);
   const CoverageReport c = compute_coverage(probes, doc ? &*doc : nullptr);
   out.write(coverage_markdown(c, true));
-  for (const auto& u : c.unknown_items) std::cerr << "gpudissect: covers names no seed item: " << u << "\n";
+  for (const auto& u : c.unknown_items) std::cerr << "gpudissect: covers names no item of the reference studies: " << u << "\n";
   if (args.check_covers) {
     if (!doc) throw UserError("--check-covers needs a run file");
     for (const auto& p : c.cover_problems) std::cerr << "gpudissect: cover " << p << "\n";
@@ -243,8 +244,9 @@ int do_coverage(const CoverageArgs& args) {
 
 void add_coverage(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand(
-      "coverage", "Which of the seeds' items the probes cover and, with a run, which it measured (with our value "
-                  "beside the seed's), which are not applicable to its chip, which are planned");
+      "coverage", "Which items of the reference studies (the SM_120 microarchitecture paper, the SM_100 study, the "
+                  "SM100a ISA reference) the probes cover and, with a run, which it measured (with our value beside "
+                  "the studies'), which are not applicable to its chip, which are planned");
   auto args = std::make_shared<CoverageArgs>();
   cmd->add_option("run", args->run, "Run file (optional)")->type_name("RUN.json");
   cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
@@ -364,9 +366,17 @@ struct ImportArgs {
   std::string db = "results/results.db";
 };
 
-// Every file is read and checked before the database is touched: a bad file imports nothing.
+// Every file is read and checked before the database is touched: a bad run file imports nothing.
+// Files that are not runs at all (the .md beside a run, another tool's JSON in the same folder)
+// are skipped, each named with the reason; a list with no run in it is an error.
 int do_import(const ImportArgs& args) {
-  const std::vector<RunDocument> docs = read_run_files(args.runs, "imported");
+  RunFiles files = read_run_files_among_others(args.runs);
+  for (const auto& s : files.skipped) std::cerr << "gpudissect: skipped " << s.path << ": " << s.reason << "\n";
+  for (const auto& s : drop_repeated_runs(files.docs, files.paths))
+    std::cerr << "gpudissect: " << s.path << " is " << s.reason << ": imported once\n";
+  if (files.docs.empty())
+    throw UserError("no run file among the " + std::to_string(args.runs.size()) + " file(s) given; nothing was imported");
+  const std::vector<RunDocument>& docs = files.docs;
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -376,12 +386,15 @@ int do_import(const ImportArgs& args) {
     import_run(args.db, doc);
     std::cout << "imported " << doc.run_id << " (" << doc.records.size() << " records)\n";
   }
-  std::cout << args.db << " now holds " << list_runs(args.db).size() << " run(s)\n";
+  std::cout << args.db << " now holds " << list_runs(args.db).size() << " run(s)";
+  if (!files.skipped.empty()) std::cout << "; " << files.skipped.size() << " file(s) that are not runs skipped (named above)";
+  std::cout << "\n";
   return 0;
 }
 
 void add_import(CLI::App& app, std::function<int()>& action) {
-  auto* cmd = app.add_subcommand("import", "Add run files (e.g. data/measured/*.json) to a SQLite results database");
+  auto* cmd = app.add_subcommand("import", "Add run files (e.g. data/measured/*.json) to a SQLite results database; files "
+                                 "that are not runs (another extension, another tool's JSON) are skipped and named");
   auto args = std::make_shared<ImportArgs>();
   cmd->add_option("runs", args->runs, "Run files")->required()->type_name("RUN.json...");
   cmd->add_option("--db", args->db, "Database to add them to (created if missing)")->capture_default_str();

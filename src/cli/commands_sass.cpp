@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -108,6 +109,7 @@ void print_instruction(const sass::SassInstruction& i, std::ostream& os) {
 }
 
 int do_sass(const CubinSource& src, const std::string& glob) {
+  sass::set_disassembly_progress(true);
   const auto cubins = src.load();
   const auto wanted = [&](const sass::Kernel& k) {
     return glob.empty() || glob_match(glob, k.demangled) || glob_match(glob, k.name);
@@ -115,8 +117,11 @@ int do_sass(const CubinSource& src, const std::string& glob) {
   // Cubins with a wanted kernel, grouped by arch: one disassembler call per arch, archs in parallel.
   std::vector<std::vector<const Cubin*>> groups;
   std::vector<std::string> names;
+  std::set<std::string> seen;
   for (const auto& c : cubins) {
-    for (const auto& k : c.kernels()) names.push_back(k.demangled);
+    // Each kernel once, though every arch's cubin carries it: suggestions must not repeat a name.
+    for (const auto& k : c.kernels())
+      if (seen.insert(k.demangled).second) names.push_back(k.demangled);
     if (std::none_of(c.kernels().begin(), c.kernels().end(), wanted)) continue;
     auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.front()->arch() == c.arch(); });
     if (g == groups.end()) groups.push_back({&c});
@@ -168,15 +173,13 @@ struct VerifyArgs {
 // would verify nothing and look like success), or all it carries.
 std::vector<Arch> verify_archs(const std::vector<std::string>& asked, const std::vector<Arch>& present,
                                const std::string& binary) {
-  std::string have;
-  for (const auto& a : present) have += (have.empty() ? "" : ", ") + a.name();
   if (present.empty()) throw UserError(binary + " carries no SASS to verify against");
   if (asked.empty()) return present;
   std::vector<Arch> out;
   for (const auto& text : asked) {
     const Arch a = Arch::parse(text);
     if (std::find(present.begin(), present.end(), a) == present.end())
-      throw UserError(binary + " carries no " + a.name() + " code (it has: " + have + ")");
+      throw UserError(sass::missing_arch_message(binary, a, present));
     if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
   }
   return out;
@@ -187,6 +190,12 @@ int do_verify(const VerifyArgs& args) {
   sass::Verifier verifier(args.exe);
   const std::string binary = args.exe.empty() ? "this gpudissect binary" : "'" + args.exe + "'";
   const std::vector<Arch> archs = verify_archs(args.archs, verifier.archs(), binary);
+  // The disassembly is most of verify's time (a minute for four targets on two cores, the first
+  // time; the listings are cached): say what is going on, on stderr.
+  std::string arch_list;
+  for (const auto& a : archs) arch_list += (arch_list.empty() ? "" : ", ") + a.name();
+  std::cerr << "gpudissect: verifying " << probes.size() << " probe(s) on " << arch_list << "\n";
+  sass::set_disassembly_progress(true);
   const auto checks = verifier.verify_all(probes, archs);
   // A kernel one arch's device pass of its unit lacks: the runtime may not register it, which a
   // SASS check cannot see (the kernel is in the sm_90a cubin) and only a launch on the GPU shows.
@@ -268,6 +277,7 @@ void add_isa(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, opts] {
     action = [opts] {
       if (opts->out_dir == "-") throw UserError("isa writes two files into the folder --out names; '-' is not a folder");
+      sass::set_disassembly_progress(true);
       const sass::IsaSummary s = sass::build_isa_tables(*opts, std::cerr);
       std::cout << s.arch << ": " << s.instructions << " instructions, " << s.opcodes << " opcodes, " << s.forms
                 << " forms, " << s.encoding_variants << " encoding variants\n"

@@ -12,14 +12,18 @@
 #include "gpudissect_revision.h"
 #include "core/error.hpp"
 #include "core/match.hpp"
+#include "core/missing_tool.hpp"
 #include "core/registry.hpp"
+#include "core/temp_paths.hpp"
 
 namespace {
 // Exit codes (README lists them): 0 success, 1 the work ran but found failures, 2 bad input,
 // 3 environment (no GPU, no driver), 74 output could not be written (EX_IOERR of sysexits.h),
-// 130 interrupted, 70 a bug in this binary (invalid probe registration only).
+// 130 interrupted, 70 a bug in this binary (invalid probe registration only), 69 a program the
+// command needs is missing (Python with pandas for the HTML report).
 constexpr int kExitUsage = 2;
 constexpr int kExitEnvironment = 3;
+constexpr int kExitMissingTool = 69;
 constexpr int kExitInternal = 70;
 constexpr int kExitOutput = 74;
 
@@ -62,13 +66,14 @@ int main(int argc, char** argv) {
     for (const auto& e : errors) std::fprintf(stderr, "gpudissect: invalid probe registration: %s\n", e.c_str());
     return kExitInternal;
   }
+  gd::install_temp_cleanup();  // Ctrl-C leaves no temporary cubins or report folders behind
   CLI::App app{"gpudissect: cycle-level dissection of NVIDIA GPU microarchitecture"};
   app.set_version_flag("--version", std::string(GPUDISSECT_VERSION) + " (" + GPUDISSECT_GIT_REVISION +
                                         ")\nsource sha256 " + GPUDISSECT_SOURCE_HASH);
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 success; 1 the work ran but something failed; 2 bad input; 3 no usable GPU or driver;\n"
-      "74 output could not be written; 130 interrupted.");
+      "69 a program the command needs is missing; 74 output could not be written; 130 interrupted.");
   std::function<int()> action;
   gd::cli::add_core_commands(app, action);
   gd::cli::add_report_commands(app, action);
@@ -86,6 +91,9 @@ int main(int argc, char** argv) {
   } catch (const gd::UserError& e) {
     std::fprintf(stderr, "gpudissect: error: %s\n", e.what());
     return finish(kExitUsage);
+  } catch (const gd::MissingTool& e) {
+    std::fprintf(stderr, "gpudissect: error: %s\n", e.what());
+    return finish(kExitMissingTool);
   } catch (const gd::OutputError& e) {
     std::fprintf(stderr, "gpudissect: error: %s\n", e.what());
     return kExitOutput;

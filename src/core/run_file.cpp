@@ -5,6 +5,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -110,7 +112,9 @@ static std::string parse_error_text(const json::exception& e) {
   return bracket == std::string::npos ? what : what.substr(bracket + 2);
 }
 
-RunDocument read_run_file(const std::string& path) {
+// The run in a file; or, when `foreign` is given and the file is JSON that another tool wrote
+// (no gpudissect identity), nothing, with the reason in *foreign.
+static std::optional<RunDocument> read_run_or_foreign(const std::string& path, std::string* foreign) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw UserError(path + ": no such file");
   if (fs::is_directory(path, ec)) throw UserError(path + ": is a directory, expected a run file (.json)");
@@ -126,8 +130,18 @@ RunDocument read_run_file(const std::string& path) {
   } catch (const json::exception& e) {
     throw UserError(path + ": not JSON: " + parse_error_text(e));
   }
+  if (foreign) {
+    try {
+      check_identity(j);
+    } catch (const std::invalid_argument& e) {
+      *foreign = e.what();
+      return std::nullopt;
+    }
+  }
   return run_from_json(j, path);
 }
+
+RunDocument read_run_file(const std::string& path) { return *read_run_or_foreign(path, nullptr); }
 
 std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, const std::string& done) {
   std::vector<RunDocument> docs;
@@ -139,6 +153,47 @@ std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, c
     docs.push_back(read_run_file(path));
   }
   return docs;
+}
+
+RunFiles read_run_files_among_others(const std::vector<std::string>& paths) {
+  RunFiles out;
+  for (const auto& path : paths) {
+    const auto ext = fs::path(path).extension();
+    if (ext != ".json" && ext != ".jsonl") {
+      out.skipped.push_back({path, "not a run file (run files end in .json, run journals in .jsonl)"});
+      continue;
+    }
+    std::string foreign;
+    if (auto doc = read_run_or_foreign(path, &foreign)) {
+      out.docs.push_back(std::move(*doc));
+      out.paths.push_back(path);
+    } else {
+      out.skipped.push_back({path, foreign});
+    }
+  }
+  return out;
+}
+
+std::vector<SkippedFile> drop_repeated_runs(std::vector<RunDocument>& docs, std::vector<std::string>& paths) {
+  std::vector<SkippedFile> repeats;
+  std::map<std::string, std::string> first_path;  // run_id -> the file it came from first
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const std::string path = i < paths.size() ? paths[i] : "";
+    const auto [at, fresh] = first_path.emplace(docs[i].run_id, path);
+    if (!fresh) {
+      repeats.push_back({path, "the same run (" + docs[i].run_id + ") as " + at->second});
+      continue;
+    }
+    if (kept != i) {
+      docs[kept] = std::move(docs[i]);
+      if (i < paths.size()) paths[kept] = paths[i];
+    }
+    ++kept;
+  }
+  docs.resize(kept);
+  if (paths.size() > kept) paths.resize(kept);
+  return repeats;
 }
 
 void write_run_file_atomic(const std::string& path, const RunDocument& doc) {

@@ -36,6 +36,24 @@ RunDocument read_run_file(const std::string& path);
 // Every file read and checked before anything is done with them: a path that is neither a run
 // file (.json) nor a journal (.jsonl) is a UserError saying "nothing was <done>".
 std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, const std::string& done);
+// A glob over a results folder as `import` takes it: the run files and journals among other files.
+// A file that is plainly not a run (another extension, or JSON another tool wrote) is skipped,
+// with the reason; a file that should be a run and is not readable (not JSON, a broken record,
+// an unsupported schema) is still a UserError, so a damaged run is never passed over quietly.
+struct SkippedFile {
+  std::string path;
+  std::string reason;
+};
+struct RunFiles {
+  std::vector<RunDocument> docs;
+  std::vector<std::string> paths;  // the file each of docs came from
+  std::vector<SkippedFile> skipped;
+};
+RunFiles read_run_files_among_others(const std::vector<std::string>& paths);
+// One run given more than once (a file named twice, a run file and its journal: the same run_id)
+// is kept once, where it first came; each repeat is removed from docs and paths and returned with
+// the file it repeats. A fleet of `merge A.json A.json` is one GPU, not two.
+std::vector<SkippedFile> drop_repeated_runs(std::vector<RunDocument>& docs, std::vector<std::string>& paths);
 // Writes via a temporary file and rename, so a reader never sees a half-written file.
 void write_run_file_atomic(const std::string& path, const RunDocument& doc);
 

@@ -159,6 +159,41 @@ std::string probe_table(const ProbeRecords& probe, const Matching& m, const Comp
   return t.render();
 }
 
+// Every metric that moved beyond the noise and the threshold, largest move first (by |log B/A|,
+// so halving and doubling rank alike): what a reader of a comparison looks for, before the
+// thousands of rows that did not move.
+std::string moved_list(const std::vector<const Record*>& comparable, const Matching& m, const CompareOptions& opts) {
+  struct Moved {
+    const Record* a;
+    std::string name;
+    const Metric *ma, *mb;
+    Change change;
+  };
+  std::vector<Moved> moved;
+  for (const Record* a : comparable) {
+    const Record* b = m.b_of.at(a);
+    for (const auto& name : metric_names(*a, *b)) {
+      const Metric* ma = a->metric(name);
+      const Metric* mb = b->metric(name);
+      if (!ma || !mb) continue;
+      const auto change = assess(name, *ma, *mb, opts);
+      if (change && change->kind != Change::Kind::Same) moved.push_back({a, name, ma, mb, *change});
+    }
+  }
+  if (moved.empty()) return "";
+  std::stable_sort(moved.begin(), moved.end(), [](const Moved& x, const Moved& y) {
+    return std::fabs(std::log(x.change.ratio)) > std::fabs(std::log(y.change.ratio));
+  });
+  MarkdownTable t;
+  t.column("Change").column("Probe").column("Params").column("Metric");
+  t.column("A", MarkdownTable::Align::Right).column("B", MarkdownTable::Align::Right).column("B/A", MarkdownTable::Align::Right);
+  for (const Moved& x : moved)
+    t.row({change_cell(x.change), markdown_escape(x.a->id) + (x.a->derived ? " (analysis)" : ""),
+           markdown_escape(to_string(x.a->params)), markdown_escape(x.name), value_cell(x.ma), value_cell(x.mb),
+           ratio_cell(x.ma, x.mb)});
+  return "## Moved beyond noise, largest first\n\n" + t.render() + "\n";
+}
+
 std::string outcome(const Record& r) {
   if (r.status == Status::Ok) return "ok";
   return to_string(r.status) + (r.reason.empty() ? "" : ": " + r.reason);
@@ -322,9 +357,6 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b, const Compa
   os << "# gpudissect comparison: " << markdown_escape(device_name(a.device)) << " (A) vs "
      << markdown_escape(device_name(b.device)) << " (B)\n\n";
   os << run_line("A", a) << run_line("B", b) << "\n";
-  os << headlines_side_by_side(a, b);
-  os << "## Devices\n\n" << side_by_side(device_facts(a.device), device_facts(b.device)) << "\n";
-  os << "## Runs\n\n" << side_by_side(run_facts(a), run_facts(b)) << "\n";
   os << "## Summary\n\n"
      << comparable.size() << " records matched by probe id and parameters, " << tally.metrics
      << " metrics compared; " << blocked.size() << " matched but not compared (skipped or failed); "
@@ -336,8 +368,8 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b, const Compa
   const auto uuid_a = json_fields::nonempty_string(a.device, "uuid"), uuid_b = json_fields::nonempty_string(b.device, "uuid");
   if (uuid_a && uuid_b && *uuid_a != *uuid_b)
     os << "> A and B ran on different physical GPUs (the UUIDs differ): card-to-card differences of several "
-          "percent are real, not regressions of the code (README, Comparing runs). Raise --threshold to compare "
-          "cards.\n\n";
+          "percent are real, not regressions of the code (docs/method.md, Comparing runs). Raise --threshold to "
+          "compare cards.\n\n";
   if (c.regressions + c.improvements + c.changed == 0)
     os << "Nothing moved beyond the runs' own noise or the " << threshold << " threshold.\n\n";
   else
@@ -345,6 +377,10 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b, const Compa
        << c.improvements << " improvements, " << c.changed
        << " other changes (metrics without a better direction). The noise of a metric is the half-range of "
           "each side's samples relative to its median, added.\n\n";
+  os << moved_list(comparable, m, opts);
+  os << headlines_side_by_side(a, b);
+  os << "## Devices\n\n" << side_by_side(device_facts(a.device), device_facts(b.device)) << "\n";
+  os << "## Runs\n\n" << side_by_side(run_facts(a), run_facts(b)) << "\n";
   if (!tables.empty()) os << "## Matched\n\n" << tables;
   os << not_compared(blocked, m);
   os << record_list("Only in A", m.only_a);

@@ -240,16 +240,18 @@ static std::string percent(int part, int whole) {
 
 std::string coverage_markdown(const CoverageReport& c, bool per_item) {
   std::ostringstream os;
-  os << "## Coverage of the seeds' items\n\n";
+  os << "## Coverage of the reference studies' items\n\n";
   if (c.with_run)
-    os << "Each item the seeds measure (data/coverage/seed-items.csv), on " << markdown_escape(c.chip)
+    os << "Each item the reference studies measure (the SM_120 microarchitecture paper, the SM_100 study, the "
+          "SM100a ISA reference; listed in data/coverage/), on " << markdown_escape(c.chip)
        << ": **measured** (timed or observed on the GPU by our code in this run), **reported** (a driver or NVML "
           "property recorded with the run), **not in this run** (a probe covers it, the run did not select it), "
           "**not applicable** to this chip (with the reason), or **still open** (no probe yet, or the run's answer is "
           "undetermined or a single point of a curve). Share = (measured + reported) / (items − not applicable); "
           "measured share = measured / (items − not applicable).\n\n";
   else
-    os << "Each item the seeds measure (data/coverage/seed-items.csv): **covered** by a probe of this build, or "
+    os << "Each item the reference studies measure (the SM_120 microarchitecture paper, the SM_100 study, the "
+          "SM100a ISA reference; listed in data/coverage/): **covered** by a probe of this build, or "
           "**still open** (no probe yet). Give a run file to see what it measured.\n\n";
   MarkdownTable t;
   t.column("Category");
@@ -274,7 +276,7 @@ std::string coverage_markdown(const CoverageReport& c, bool per_item) {
   }
   os << t.render() << "\n";
   if (!c.unknown_items.empty()) {
-    os << "> ⚠ **Covers naming no seed item** (fix the probe's ProbeSpec::covers):";
+    os << "> ⚠ **Covers naming no item of the reference studies** (fix the probe's ProbeSpec::covers):";
     for (const auto& u : c.unknown_items) os << " " << code_span(markdown_escape(u));
     os << "\n\n";
   }
@@ -286,8 +288,8 @@ std::string coverage_markdown(const CoverageReport& c, bool per_item) {
   }
   if (!per_item) return os.str();
   MarkdownTable items;
-  items.column("Item").column("Quantity (the seed's wording)").column("Status");
-  items.column("Ours", MarkdownTable::Align::Right).column("Seeds").column("Probe / reason");
+  items.column("Item").column("Quantity (the study's wording)").column("Status");
+  items.column("Ours", MarkdownTable::Align::Right).column("Studies").column("Probe / reason");
   for (const ItemCoverage& ic : c.items) {
     std::string where = ic.reason;
     if (ic.state == CoverageState::Measured || ic.state == CoverageState::Reported)

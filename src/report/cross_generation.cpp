@@ -60,8 +60,8 @@ CrossTable cross_generation(const std::vector<RunDocument>& docs, const std::vec
 std::string cross_generation_markdown(const CrossTable& t) {
   std::ostringstream os;
   os << "# Cross-generation comparison\n\n"
-     << "The seeds' quantities (data/coverage/seed-items.csv) on each chip, in the seed's unit; a reference "
-        "value is the seed's figure as written (a range's middle is used for the ratio). A ratio is the chip's "
+     << "The reference studies' quantities (data/coverage/) on each chip, in the study's unit; a reference "
+        "value is the study's figure as written (a range's middle is used for the ratio). A ratio is the chip's "
         "value over the first chip's (" << markdown_escape(t.chips.empty() ? "" : t.chips[0])
      << "). Only quantities that at least two of the chips have are listed.\n\n";
   if (t.rows.empty()) {

@@ -34,7 +34,7 @@ class Inputs {
   }
   std::optional<double> item(const std::string& name, const std::string& id) {
     auto it = items_.find(id);
-    return note(name, "seed item " + id,
+    return note(name, "study item " + id,
                 it == items_.end() ? std::nullopt : std::optional<ItemValue>(it->second));
   }
   // Every ok record of a probe (a sweep to scan).

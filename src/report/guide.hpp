@@ -13,7 +13,7 @@ namespace gd {
 
 struct GuideInput {
   std::string name;    // what the rule reads, e.g. "FFMA latency"
-  std::string source;  // "latency.alu.ffma latency/cycles" or "seed item memory.dram.latency"
+  std::string source;  // "latency.alu.ffma latency/cycles" or "study item memory.dram.latency"
   bool found = false;
   std::string value;   // measured, with its unit
   std::string link;    // the record's anchor in the report

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/missing_tool.hpp"
+#include "core/temp_paths.hpp"
 
 extern char** environ;
 
@@ -65,17 +67,22 @@ std::string last_line(const std::string& text) {
   return last;
 }
 
-// A private folder for the exchange, removed on every path out.
+// A private folder for the exchange, removed on every path out, Ctrl-C included: the folder and
+// the files the exchange puts in it are registered with core/temp_paths.
 struct TempDir {
   fs::path path;
-  TempDir() {
+  std::vector<int> slots;
+  explicit TempDir(const std::vector<std::string>& files) {
     std::string tmpl = (fs::temp_directory_path() / "gpudissect-html-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) throw Error("cannot create a temporary folder for the HTML report");
     path = tmpl;
+    slots.push_back(register_temp_path(path.string()));
+    for (const auto& f : files) slots.push_back(register_temp_path((path / f).string()));
   }
   ~TempDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
+    for (int s : slots) unregister_temp_path(s);
   }
 };
 
@@ -109,28 +116,30 @@ PythonRuntime find_python_runtime() {
 
 std::string render_html(const std::string& run_path, const nlohmann::json& context) {
   const PythonRuntime rt = find_python_runtime();
-  TempDir tmp;
+  TempDir tmp({"python.log", "context.json", "report.html"});
   const fs::path log = tmp.path / "python.log";
   const std::string install =
       "install them with scripts/setup.sh (a venv in .venv beside python/), or `pip install pandas matplotlib`, "
       "or point GPUDISSECT_PYTHON at a Python 3 that has them";
-  const int probe = run_child({rt.python, "-c", "import pandas, matplotlib"}, log);
+  // The child never looks in the current folder: `-c` puts it first on sys.path, where a user's
+  // types.py or inspect.py would shadow the standard library (and read as "lacks pandas").
+  const int probe = run_child({rt.python, "-c", "import sys; sys.path.pop(0); import pandas, matplotlib"}, log);
   if (probe == -1 || probe == 127)
-    throw Error("the HTML report draws its figures with Python 3, pandas and matplotlib, and '" + rt.python +
-                "' cannot be run: " + install);
+    throw MissingTool("the HTML report draws its figures with Python 3, pandas and matplotlib, and '" + rt.python +
+                      "' cannot be run: " + install);
   if (probe != 0)
-    throw Error("the HTML report draws its figures with pandas and matplotlib, which '" + rt.python +
-                "' lacks (" + last_line(read_all(log)) + "): " + install);
+    throw MissingTool("the HTML report draws its figures with pandas and matplotlib, which '" + rt.python +
+                      "' lacks (" + last_line(read_all(log)) + "): " + install);
   const fs::path ctx = tmp.path / "context.json", out = tmp.path / "report.html";
   std::ofstream(ctx) << context.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::vector<std::string> argv = {rt.python, "-m", "gpudissect", "html", "--context", ctx.string(), "--out", out.string()};
+  // The package's folder takes the place of the current one at the head of sys.path: ahead of
+  // anything installed under the same name, and nothing of the user's folder is imported.
+  std::vector<std::string> argv = {rt.python, "-c",
+                                   "import sys; sys.path[0] = sys.argv.pop(1); from gpudissect.__main__ import main; "
+                                   "sys.exit(main())",
+                                   rt.package_dir, "html", "--context", ctx.string(), "--out", out.string()};
   if (!run_path.empty()) argv.insert(argv.end(), {"--run", fs::absolute(run_path).string()});
-  // The package is found through PYTHONPATH, ahead of anything installed under the same name.
-  const std::string old = env_or("PYTHONPATH", "");
-  setenv("PYTHONPATH", (rt.package_dir + (old.empty() ? "" : ":" + old)).c_str(), 1);
   const int rc = run_child(argv, log);
-  if (old.empty()) unsetenv("PYTHONPATH");
-  else setenv("PYTHONPATH", old.c_str(), 1);
   if (rc != 0) throw Error("drawing the HTML report failed (" + rt.python + " -m gpudissect html, exit " +
                            std::to_string(rc) + "):\n" + read_all(log));
   return read_all(out);

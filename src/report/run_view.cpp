@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/json_fields.hpp"
+#include "core/registry.hpp"
 #include "report/format.hpp"
 #include "report/timing.hpp"
 
@@ -231,6 +232,14 @@ std::vector<std::string> param_names(const std::vector<const Record*>& records) 
   for (const Record* r : records)
     for (const auto& [name, value] : r->params)
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  if (records.empty()) return names;
+  const ProbeSpec* probe = Registry::global().find(records.front()->id);
+  if (!probe) return names;
+  const auto rank = [&](const std::string& name) {
+    const auto at = std::find_if(probe->axes.begin(), probe->axes.end(), [&](const Axis& a) { return a.name == name; });
+    return at == probe->axes.end() ? probe->axes.size() : std::size_t(at - probe->axes.begin());
+  };
+  std::stable_sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   return names;
 }
 

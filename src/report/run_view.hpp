@@ -44,7 +44,10 @@ struct ProbeRecords {
 // Ids in order of first appearance, so a report follows the order the run measured in.
 std::vector<ProbeRecords> group_by_probe(const std::vector<const Record*>& records);
 
-// Ordered union of the parameter names of the records, first appearance first.
+// Ordered union of the parameter names of the records: the probe's declared axes in their order
+// when this build registers the probe, then the rest in order of first appearance. A run file
+// stores params as a JSON object, which reads back sorted by name: without the axes a report
+// made from the file would order its columns unlike the one the run wrote.
 std::vector<std::string> param_names(const std::vector<const Record*>& records);
 std::string param_cell(const Record& r, const std::string& name);  // "" when r lacks it
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -13,12 +15,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/temp_paths.hpp"
 
 namespace gd::sass {
 
@@ -261,9 +265,13 @@ TempFile::TempFile(const std::string& suffix) {
   if (fd < 0) throw Error("cannot create a temporary file in " + templ);
   ::close(fd);
   path_ = buf.data();
+  cleanup_slot_ = register_temp_path(path_);
 }
 
-TempFile::~TempFile() { ::unlink(path_.c_str()); }
+TempFile::~TempFile() {
+  ::unlink(path_.c_str());
+  unregister_temp_path(cleanup_slot_);
+}
 
 void TempFile::write(const void* data, std::size_t size) const {
   std::ofstream out(path_, std::ios::binary | std::ios::trunc);
@@ -400,14 +408,117 @@ std::vector<Chunk> chunk_kernels(const std::vector<const Cubin*>& cubins, const 
   return chunks;
 }
 
-// One chunk through nvdisasm's raw mode; false when nvdisasm refuses it.
-bool disassemble_chunk(Chunk& chunk, const std::string& nvdisasm, const std::string& flag) {
+// nvdisasm's text for a chunk, kept on disk by what determines it: a second verify, sass or isa
+// over the same binary reads it instead of starting nvdisasm (verify of all four targets took
+// 68 s on two cores, every time). The key hashes the code bytes, the arch flag and the tool (path,
+// size, time), so a rebuilt binary or another nvdisasm misses. GPUDISSECT_CACHE_DIR names the
+// folder (default $XDG_CACHE_HOME/gpudissect or ~/.cache/gpudissect); "off" turns the cache off.
+std::optional<fs::path> disasm_cache_dir() {
+  const char* set = std::getenv("GPUDISSECT_CACHE_DIR");
+  if (set && std::string(set) == "off") return std::nullopt;
+  fs::path base;
+  if (set && *set) base = set;
+  else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) base = fs::path(x) / "gpudissect";
+  else if (const char* h = std::getenv("HOME"); h && *h) base = fs::path(h) / ".cache" / "gpudissect";
+  else return std::nullopt;
+  return base / "disasm";
+}
+
+std::uint64_t fnv1a(const std::uint8_t* p, std::size_t n, std::uint64_t h) {
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+std::string disasm_cache_key(const std::vector<std::uint8_t>& blob, const std::string& flag, const std::string& tool) {
+  std::error_code ec;
+  const auto size = fs::file_size(tool, ec);
+  const auto time = fs::last_write_time(tool, ec).time_since_epoch().count();
+  const std::string context = flag + '\n' + tool + '\n' + std::to_string(ec ? 0 : size) + '\n' + std::to_string(time);
+  std::uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+  for (auto& x : h) {
+    x = fnv1a(blob.data(), blob.size(), x);
+    x = fnv1a(reinterpret_cast<const std::uint8_t*>(context.data()), context.size(), x);
+  }
+  char name[64];
+  std::snprintf(name, sizeof name, "%016llx%016llx-%zu.txt", static_cast<unsigned long long>(h[0]),
+                static_cast<unsigned long long>(h[1]), blob.size());
+  return name;
+}
+
+std::optional<std::string> disasm_cache_load(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) return std::nullopt;
+  return text;
+}
+
+// The cache keeps the newest listings: past 1 GiB the oldest go until 512 MiB are left (a
+// rebuilt binary's listings replace the last build's). Once per process.
+void prune_disasm_cache(const fs::path& dir) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::error_code ec;
+    std::vector<std::pair<fs::file_time_type, fs::path>> files;
+    std::uintmax_t total = 0;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (!e.is_regular_file(ec) || e.path().extension() != ".txt") continue;
+      total += e.file_size(ec);
+      files.push_back({e.last_write_time(ec), e.path()});
+    }
+    if (total <= (1ull << 30)) return;
+    std::sort(files.begin(), files.end());
+    for (const auto& [time, path] : files) {
+      if (total <= (1ull << 29)) break;
+      const auto size = fs::file_size(path, ec);
+      if (fs::remove(path, ec)) total -= size;
+    }
+  });
+}
+
+// Best effort: a cache that cannot be written costs the next command its time, nothing else. A
+// file appears whole or not at all (temporary name, then rename).
+void disasm_cache_store(const fs::path& file, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) return;
+  const fs::path tmp = file.string() + ".tmp" + std::to_string(::getpid()) + "-" +
+                       std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) fs::remove(tmp, ec);
+  prune_disasm_cache(file.parent_path());
+}
+
+// Progress of long disassemblies on stderr, for the commands a user waits on.
+std::atomic<bool> g_progress{false};
+std::mutex g_progress_mutex;
+
+// One chunk through nvdisasm's raw mode; false when nvdisasm refuses it. `cached` counts the
+// chunks read from the cache.
+bool disassemble_chunk(Chunk& chunk, const std::string& nvdisasm, const std::string& flag, std::atomic<int>& cached) {
   chunk.code.assign(chunk.placed.size(), {});
   if (chunk.blob.empty()) return true;
-  const MemoryFile file(chunk.blob.data(), chunk.blob.size());
-  const CommandResult r = run_command(shell_quote(nvdisasm) + " -b " + flag + " " + file.path() + " 2>&1");
-  if (r.status != 0) return false;
-  std::stringstream ss(r.output);
+  const auto dir = disasm_cache_dir();
+  const fs::path cache_file = dir ? *dir / disasm_cache_key(chunk.blob, flag, nvdisasm) : fs::path();
+  std::optional<std::string> text = dir ? disasm_cache_load(cache_file) : std::nullopt;
+  if (text) {
+    ++cached;
+  } else {
+    const MemoryFile file(chunk.blob.data(), chunk.blob.size());
+    CommandResult r = run_command(shell_quote(nvdisasm) + " -b " + flag + " " + file.path() + " 2>&1");
+    if (r.status != 0) return false;
+    if (dir) disasm_cache_store(cache_file, r.output);
+    text = std::move(r.output);
+  }
+  std::stringstream ss(*text);
   std::size_t at = 0;  // output is in address order, so the kernel only moves forward
   for (std::string line; std::getline(ss, line);) {
     const auto split = split_instruction_line(line);
@@ -440,7 +551,25 @@ std::optional<std::vector<Disassembly>> disassemble_raw_batch(const std::vector<
   if (chunk_bytes == 0) chunk_bytes = automatic_chunk_bytes(cubins, wanted);
   std::vector<Chunk> chunks = chunk_kernels(cubins, wanted, chunk_bytes, raw_only);
   std::vector<char> ok(chunks.size(), 0);
-  parallel_for(chunks.size(), [&](std::size_t i) { ok[i] = disassemble_chunk(chunks[i], nvdisasm, flag); });
+  std::atomic<int> done{0}, cached{0};
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto report = [&](bool last) {
+    if (!g_progress || chunks.size() < 2) return;
+    const std::lock_guard<std::mutex> lock(g_progress_mutex);
+    if (!last && !tty) return;  // a log gets the closing line only
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "%sgpudissect: disassembling %s: %d of %zu parts (%d from the cache), %.0f s%s", tty ? "\r" : "",
+                 arch.name().c_str(), done.load(), chunks.size(), cached.load(), s, last || !tty ? "\n" : "");
+    std::fflush(stderr);
+  };
+  report(false);
+  parallel_for(chunks.size(), [&](std::size_t i) {
+    ok[i] = disassemble_chunk(chunks[i], nvdisasm, flag, cached);
+    ++done;
+    report(false);
+  });
+  report(true);
   if (std::find(ok.begin(), ok.end(), 0) != ok.end()) return std::nullopt;
   std::vector<Disassembly> out(cubins.size());
   for (auto& d : out) d.has_text = true;
@@ -479,5 +608,7 @@ std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins
 }
 
 Disassembly disassemble(const Cubin& cubin) { return std::move(disassemble_all({&cubin}).front()); }
+
+void set_disassembly_progress(bool on) { g_progress = on; }
 
 }  // namespace gd::sass

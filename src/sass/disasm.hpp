@@ -71,6 +71,11 @@ Disassembly disassemble(const Cubin& cubin);
 std::vector<Disassembly> disassemble_all(const std::vector<const Cubin*>& cubins,
                                          const std::function<bool(const Kernel&)>& wanted = {},
                                          std::uint64_t chunk_bytes = 0);
+// A line on stderr as the parts of a long disassembly finish ("disassembling sm_90a: 12 of 40
+// parts (0 from the cache), 9 s"), for the commands a user waits on (verify, sass, isa). nvdisasm's
+// text is cached on disk by the code's bytes (GPUDISSECT_CACHE_DIR, default ~/.cache/gpudissect;
+// "off" turns it off), so the second command over the same binary is fast.
+void set_disassembly_progress(bool on);
 // Raw words and control words only, for one kernel.
 std::vector<SassInstruction> raw_instructions(const Cubin& cubin, const Kernel& kernel);
 
@@ -82,7 +87,8 @@ struct CommandResult {
 CommandResult run_command(const std::string& command);
 std::string shell_quote(const std::string& s);
 
-// A file in the temporary directory, removed when this goes out of scope.
+// A file in the temporary directory, removed when this goes out of scope, or by the handler of an
+// interrupting signal (core/temp_paths.hpp) when the command is stopped first.
 class TempFile {
  public:
   explicit TempFile(const std::string& suffix);
@@ -94,6 +100,7 @@ class TempFile {
 
  private:
   std::string path_;
+  int cleanup_slot_ = -1;
 };
 
 }  // namespace gd::sass

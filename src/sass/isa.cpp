@@ -278,15 +278,39 @@ void IsaTable::write_markdown(std::ostream& os, const std::string& arch, const s
     }
 }
 
+std::string arch_suggestion(const Arch& asked, const std::vector<Arch>& present) {
+  for (const Arch& a : present)
+    if (a.sm == asked.sm && a.specific != asked.specific) return a.name();
+  return "";
+}
+
+std::string missing_arch_message(const std::string& binary, const Arch& asked, const std::vector<Arch>& present) {
+  std::string have;
+  for (const auto& a : present)
+    if (have.find(a.name()) == std::string::npos) have += (have.empty() ? "" : ", ") + a.name();
+  std::string msg = binary + " carries no " + asked.name() + " code (it has: " + (have.empty() ? "none" : have) + ")";
+  if (const std::string near = arch_suggestion(asked, present); !near.empty()) msg += "; did you mean " + near + "?";
+  return msg;
+}
+
 IsaSummary build_isa_tables(const IsaOptions& opts, std::ostream& log) {
   const Arch arch = Arch::parse(opts.arch_text);
   const fs::path out = opts.out_dir.empty() ? fs::path("isa-" + arch.name()) : fs::path(opts.out_dir);
   check_output_dir(out.string());  // before the seconds of compiling and disassembling
   auto embedded = embedded_cubins(opts.executable.empty() ? own_executable_path() : opts.executable);
   std::vector<Cubin> cubins;
-  for (auto& c : embedded.cubins)
+  std::vector<Arch> present;
+  for (auto& c : embedded.cubins) {
+    if (std::find(present.begin(), present.end(), c.arch()) == present.end()) present.push_back(c.arch());
     if (c.arch() == arch) cubins.push_back(std::move(c));
+  }
   const std::size_t from_binary = cubins.size();
+  // An arch the binary does not carry is one nothing here targets: the corpus would half build
+  // (wgmma and friends need the arch-specific targets), one compiler dump per file, and the
+  // tables would describe only what happened to compile.
+  if (from_binary == 0)
+    throw UserError(missing_arch_message(
+        opts.executable.empty() ? "this gpudissect binary" : "'" + opts.executable + "'", arch, present));
   std::string corpus_note = std::to_string(from_binary) + " cubin(s) of the gpudissect binary";
   if (!opts.skip_corpus) {
     const fs::path dir = opts.corpus_dir.empty() ? default_corpus_dir() : fs::path(opts.corpus_dir);

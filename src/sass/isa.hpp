@@ -82,4 +82,10 @@ struct IsaSummary {
 // it is available; progress and notes go to `log`) and writes isa.md and isa.json.
 IsaSummary build_isa_tables(const IsaOptions& opts, std::ostream& log);
 
+// For an arch a binary lacks, the one it may have meant among those present: sm_90 -> sm_90a
+// (or the reverse); "" when none is that close.
+std::string arch_suggestion(const Arch& asked, const std::vector<Arch>& present);
+// "<binary> carries no sm_90 code (it has: sm_80, sm_90a); did you mean sm_90a?"
+std::string missing_arch_message(const std::string& binary, const Arch& asked, const std::vector<Arch>& present);
+
 }  // namespace gd::sass

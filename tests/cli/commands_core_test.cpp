@@ -87,6 +87,31 @@ TEST(RunCommand, NoGpuIsAClearErrorAndLeavesNoFolder) {
   std::filesystem::remove_all(dir);
 }
 
+// `run --devices abc` on a driverless machine said "CUDA driver version is insufficient" (exit 3):
+// a malformed list is bad input on any machine, said before the driver is asked.
+TEST(RunCommand, AMalformedDeviceListIsAUsageError) {
+  for (const std::string list : {"abc", "0,,1", "-1", "1.5"}) {
+    const auto r = gpudissect("run '--devices=" + list + "' --filter latency.alu.ffma --out /tmp/gd-e2e-unused");
+    EXPECT_EQ(r.status, 2) << list << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "--devices '" + list + "': expected 'all' or device indices")) << r.output;
+    EXPECT_FALSE(contains(r.output, "insufficient")) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists("/tmp/gd-e2e-unused"));
+}
+
+// A well-formed --devices on a machine without a GPU or driver reads as a plain `run` there.
+TEST(RunCommand, DevicesWithoutAGpuReadsAsPlainRun) {
+  if (machine_has_gpu()) GTEST_SKIP() << "this machine has a GPU";
+  const auto plain = gpudissect("run --filter latency.alu.ffma --out /tmp/gd-e2e-unused");
+  ASSERT_EQ(plain.status, 3) << plain.output;
+  for (const std::string list : {"all", "0", "0,1"}) {
+    const auto r = gpudissect("run --devices " + list + " --filter latency.alu.ffma --out /tmp/gd-e2e-unused");
+    EXPECT_EQ(r.status, 3) << list << "\n" << r.output;
+    EXPECT_EQ(r.output, plain.output) << list;
+  }
+  EXPECT_FALSE(std::filesystem::exists("/tmp/gd-e2e-unused"));
+}
+
 // True when the CUDA driver library loads here, as the runtime would load it.
 bool driver_installed() {
   void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);

@@ -59,6 +59,36 @@ TEST(MergeCommand, RankFilesBecomeOneDatabaseAndAFleetReport) {
   EXPECT_EQ(md.find("#1 GPU-rank1 ("), std::string::npos) << "a 1 % difference is no outlier:\n" << md;
 }
 
+// `merge A.json A.json A.json` reported three GPUs (one UUID) while the database held one run.
+TEST(MergeCommand, ARunGivenTwiceIsMergedOnce) {
+  TempDir dir;
+  const std::string a = write_rank(dir, 0, 1.0), b = write_rank(dir, 1, 0.5);
+  testing::internal::CaptureStderr();
+  const int rc = run_cli({"merge", a, a, b, a, "--db", dir.file("fleet.db"), "--out", dir.file("fleet.md")});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 0) << err;
+  EXPECT_EQ(list_runs(dir.file("fleet.db")).size(), 2u);
+  const std::string md = slurp(dir.file("fleet.md"));
+  EXPECT_NE(md.find("# gpudissect fleet report: 2 GPU(s)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("(run rank-0)"), std::string::npos) << "one run is not told apart from itself:\n" << md;
+  EXPECT_NE(err.find(a + " is the same run (rank-0) as " + a + ": merged once"), std::string::npos) << err;
+  EXPECT_NE(err.find("merged 2 run(s)"), std::string::npos) << err;
+}
+
+TEST(ImportCommand, ARunGivenTwiceIsImportedOnce) {
+  TempDir dir;
+  const std::string a = write_rank(dir, 0, 1.0);
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  const int rc = run_cli({"import", a, a, "--db", dir.file("r.db")});
+  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 0) << err;
+  EXPECT_EQ(list_runs(dir.file("r.db")).size(), 1u);
+  EXPECT_EQ(out.find("imported rank-0"), out.rfind("imported rank-0")) << "imported once:\n" << out;
+  EXPECT_NE(err.find("is the same run (rank-0)"), std::string::npos) << err;
+}
+
 TEST(MergeCommand, OtherFilesAreRefused) {
   TempDir dir;
   EXPECT_THROW(run_cli({"merge", write_rank(dir, 0, 1.0), dir.file("run.md")}), UserError);

@@ -103,17 +103,45 @@ TEST(ImportCommand, ABadFileImportsNothing) {
   const std::string msg = user_error_of(
       [&] { run_cli({"import", fixture("runs/h200_small.json"), fixture("runs/malformed.json"), "--db", db}); });
   EXPECT_NE(msg.find("malformed.json"), std::string::npos) << msg;
+  // A run file of ours that this build cannot read is not "another tool's JSON": it stops the import.
+  const std::string wrong = user_error_of(
+      [&] { run_cli({"import", fixture("runs/h200_small.json"), fixture("runs/wrong_schema.json"), "--db", db}); });
+  EXPECT_NE(wrong.find("schema version 99"), std::string::npos) << wrong;
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 
-// `import data/measured/*` took the .md and the patch-demo .txt next to the run.
-TEST(ImportCommand, AFileThatIsNotJsonIsNamedAndNothingIsImported) {
+// `import data/measured/*.json`, import's own example, imported nothing because a PyTorch result
+// file sat among the runs; `import data/measured/*` also takes the .md and .txt beside them. Files
+// that are not runs are skipped, each named with the reason, and the runs are imported.
+TEST(ImportCommand, FilesThatAreNotRunsAreSkippedAndNamed) {
   TempDir dir;
   const std::string db = dir.file("results.db");
   const std::string txt = dir.file("patch-demo.txt");
   std::ofstream(txt) << "not a run\n";
-  const std::string msg = user_error_of([&] { run_cli({"import", fixture("runs/h200_small.json"), txt, "--db", db}); });
-  EXPECT_EQ(msg, txt + ": not a run file (run files end in .json, run journals in .jsonl; nothing was imported)");
+  const std::string torch = dir.file("attention-torch-sdpa.json");
+  std::ofstream(torch) << R"({"gpu": "NVIDIA H200", "torch": "2.9", "results": [{"backend": "flash", "tflops": 500}]})";
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  const int rc = run_cli({"import", txt, fixture("runs/h200_small.json"), torch, "--db", db});
+  const std::string out = testing::internal::GetCapturedStdout();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 0) << err;
+  EXPECT_NE(err.find("skipped " + txt + ": not a run file (run files end in .json"), std::string::npos) << err;
+  EXPECT_NE(err.find("skipped " + torch + ": not a gpudissect run file"), std::string::npos) << err;
+  EXPECT_NE(out.find("2 file(s) that are not runs skipped"), std::string::npos) << out;
+  EXPECT_EQ(list_runs(db).size(), 1u);
+}
+
+TEST(ImportCommand, NoRunAmongTheFilesIsAnError) {
+  TempDir dir;
+  const std::string db = dir.file("results.db");
+  const std::string txt = dir.file("notes.md");
+  std::ofstream(txt) << "# notes\n";
+  testing::internal::CaptureStderr();
+  const std::string msg = user_error_of([&] { run_cli({"import", txt, "--db", db}); });
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(msg, "no run file among the 1 file(s) given; nothing was imported");
+  EXPECT_NE(err.find("skipped " + txt), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unistd.h>
 #include <string>
 
 #include "sass/disasm.hpp"
@@ -22,7 +23,7 @@ TEST(CoverageCommand, EveryDeclaredItemIdExistsAndTheH200RunIsMeasuredPerCategor
   // Exit 1 would mean a probe covers an item id the seed list lacks: CI fails on it here.
   const auto bare = gpudissect("coverage");
   EXPECT_EQ(bare.status, 0) << bare.output;
-  EXPECT_EQ(bare.output.find("naming no seed item"), std::string::npos) << bare.output;
+  EXPECT_EQ(bare.output.find("naming no item of the reference studies"), std::string::npos) << bare.output;
   const auto r = gpudissect("coverage " + sass::shell_quote(kRun));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("| Category"), std::string::npos);
@@ -97,9 +98,31 @@ TEST(CompareCommand, CrossGenerationTableWithBothReferences) {
 TEST(ReportCommand, HtmlWithoutPandasSaysWhatToInstall) {
   const auto r = sass::run_command("GPUDISSECT_PYTHON=/nonexistent/python3 " + std::string(GPUDISSECT_BINARY) +
                                    " report " + sass::shell_quote(kRun) + " --format html --out - 2>&1");
-  EXPECT_EQ(r.status, 3) << r.output;
+  // Its own exit code (69, a program the command needs is missing): 3 says "no usable GPU".
+  EXPECT_EQ(r.status, 69) << r.output;
   EXPECT_NE(r.output.find("Python 3, pandas and matplotlib"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("scripts/setup.sh"), std::string::npos) << r.output;
+}
+
+// The HTML step's Python child ran with the current folder first on its path: a user's
+// inspect.py or types.py broke it with a wrong diagnosis ("lacks pandas", exit 3).
+TEST(ReportCommand, HtmlIgnoresPythonFilesInTheCurrentFolder) {
+  const std::string python = std::string(GPUDISSECT_SOURCE_DIR) + "/.venv/bin/python3";
+  if (sass::run_command(sass::shell_quote(python) + " -c 'import pandas, matplotlib' 2>&1").status != 0)
+    GTEST_SKIP() << "no Python with pandas and matplotlib at " << python;
+  const std::string dir = testing::TempDir() + "gd-html-cwd-" + std::to_string(::getpid());
+  sass::run_command("rm -rf " + sass::shell_quote(dir) + " && mkdir -p " + sass::shell_quote(dir));
+  for (const char* shadow : {"inspect.py", "types.py", "pandas.py", "gpudissect.py"})
+    sass::run_command("echo 'raise SystemExit(\"imported from the current folder\")' > " +
+                      sass::shell_quote(dir + "/" + shadow));
+  const std::string fixture = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
+  const auto r = sass::run_command("cd " + sass::shell_quote(dir) + " && GPUDISSECT_PYTHON=" + sass::shell_quote(python) +
+                                   " " + std::string(GPUDISSECT_BINARY) + " report " + sass::shell_quote(fixture) +
+                                   " --format html --out report.html 2>&1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("imported from the current folder"), std::string::npos) << r.output;
+  EXPECT_EQ(sass::run_command("grep -c '<figure' " + sass::shell_quote(dir + "/report.html")).status, 0);
+  sass::run_command("rm -rf " + sass::shell_quote(dir));
 }
 
 TEST(ListCommand, ProbesDeclareTheirViewsAndCovers) {

@@ -1,15 +1,19 @@
-// End to end: the README's command examples, run as written against the committed dataset. An
-// example that fails, or names a command that is gone, misleads every new user, and nothing else
-// would notice. Each code block holding a command is marked on the line above it:
+// End to end: the command examples of README.md and docs/*.md, run as written against the
+// committed dataset. An example that fails, or names a command that is gone, misleads every new
+// user, and nothing else would notice. Each code block holding a command is marked on the line
+// above it:
 //   <!-- example: exit N -->    every line is run (sh, from a scratch folder that sees the
 //                               repository's data/, src/, scripts/) and must exit N
 //   <!-- example: gpu -->       needs a GPU: reported as skipped
 //   <!-- example: skip WHY -->  not run here, for the reason given
 //   <!-- synopsis -->           command syntax, not commands
 // A block with a command line and no marker fails the test, so no example goes unchecked.
+// docs/probes.md is generated from the binary's probe list; a test checks it has not drifted.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -92,23 +96,36 @@ class ExampleSandbox {
   test_support::TempDir dir_;
 };
 
-std::string readme() {
-  std::ifstream in(std::string(GPUDISSECT_SOURCE_DIR) + "/README.md");
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// README.md, then docs/*.md by name, each as (path relative to the checkout, text).
+std::vector<std::pair<std::string, std::string>> documents() {
+  const fs::path root(GPUDISSECT_SOURCE_DIR);
+  std::vector<std::pair<std::string, std::string>> docs{{"README.md", read_text(root / "README.md")}};
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(root / "docs"))
+    if (e.path().extension() == ".md") names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const auto& n : names) docs.emplace_back("docs/" + n, read_text(root / "docs" / n));
+  return docs;
 }
 
 TEST(ReadmeExamples, EveryCommandBlockIsMarked) {
   int marked = 0;
-  for (const auto& b : code_blocks(readme())) {
-    const bool has_command = std::any_of(b.code.begin(), b.code.end(), is_command);
-    if (!has_command) continue;
-    static const std::regex known(R"(^(example: (exit \d+|gpu|skip .+)|synopsis)$)");
-    EXPECT_TRUE(std::regex_match(b.marker, known))
-        << "README.md:" << b.line << ": a command block needs <!-- example: exit N -->, <!-- example: gpu -->, "
-        << "<!-- example: skip WHY --> or <!-- synopsis --> on the line above it (found '" << b.marker << "')";
-    ++marked;
-  }
-  EXPECT_GE(marked, 5) << "the parser found too few command blocks; did the README's format change?";
+  for (const auto& [name, text] : documents())
+    for (const auto& b : code_blocks(text)) {
+      const bool has_command = std::any_of(b.code.begin(), b.code.end(), is_command);
+      if (!has_command) continue;
+      static const std::regex known(R"(^(example: (exit \d+|gpu|skip .+)|synopsis)$)");
+      EXPECT_TRUE(std::regex_match(b.marker, known))
+          << name << ":" << b.line << ": a command block needs <!-- example: exit N -->, <!-- example: gpu -->, "
+          << "<!-- example: skip WHY --> or <!-- synopsis --> on the line above it (found '" << b.marker << "')";
+      ++marked;
+    }
+  EXPECT_GE(marked, 10) << "the parser found too few command blocks; did the documents' format change?";
 }
 
 TEST(ReadmeExamples, OfflineExamplesExitAsDocumented) {
@@ -116,29 +133,47 @@ TEST(ReadmeExamples, OfflineExamplesExitAsDocumented) {
   const bool disassembler = sass::disassembler_tools().any();
   static const std::regex needs_disassembler(R"(^\s*gpudissect\s+(verify|sass|isa)\b)");
   int ran = 0;
-  for (const auto& b : code_blocks(readme())) {
-    std::smatch m;
-    static const std::regex exit_marker(R"(^example: exit (\d+)$)");
-    const bool runnable = std::regex_match(b.marker, m, exit_marker);
-    for (const auto& line : b.code) {
-      const std::string cmd = trim(line);
-      if (cmd.empty() || cmd[0] == '#') continue;
-      if (!runnable) {
-        if (b.marker.rfind("example:", 0) == 0)
-          std::cout << "[ README   ] skipped (" << (b.marker == "example: gpu" ? "needs a GPU" : b.marker.substr(14))
-                    << "): " << cmd << "\n";
-        continue;
+  std::map<std::string, int> offline_in;  // runnable examples per document, run or not
+  for (const auto& [name, text] : documents()) {
+    for (const auto& b : code_blocks(text)) {
+      std::smatch m;
+      static const std::regex exit_marker(R"(^example: exit (\d+)$)");
+      const bool runnable = std::regex_match(b.marker, m, exit_marker);
+      for (const auto& line : b.code) {
+        const std::string cmd = trim(line);
+        if (cmd.empty() || cmd[0] == '#') continue;
+        if (!runnable) {
+          if (b.marker.rfind("example:", 0) == 0)
+            std::cout << "[ EXAMPLE  ] skipped (" << (b.marker == "example: gpu" ? "needs a GPU" : b.marker.substr(14))
+                      << "): " << name << ": " << cmd << "\n";
+          continue;
+        }
+        ++offline_in[name];
+        if (!disassembler && std::regex_search(cmd, needs_disassembler)) {
+          std::cout << "[ EXAMPLE  ] skipped (" << sass::disassembler_tools().missing_reason() << "): " << name << ": "
+                    << cmd << "\n";
+          continue;
+        }
+        const auto r = sandbox.run(cmd);
+        EXPECT_EQ(r.status, std::stoi(m[1])) << name << ":" << b.line << ": " << cmd << "\n" << r.output.substr(0, 3000);
+        ++ran;
       }
-      if (!disassembler && std::regex_search(cmd, needs_disassembler)) {
-        std::cout << "[ README   ] skipped (" << sass::disassembler_tools().missing_reason() << "): " << cmd << "\n";
-        continue;
-      }
-      const auto r = sandbox.run(cmd);
-      EXPECT_EQ(r.status, std::stoi(m[1])) << "README.md:" << b.line << ": " << cmd << "\n" << r.output.substr(0, 3000);
-      ++ran;
     }
   }
-  EXPECT_GE(ran, 10) << "too few README examples ran; did the markers change?";
+  EXPECT_GE(ran, 10) << "too few examples ran; did the markers change?";
+  // The examples that moved out of the README are checked too (a reader meets them there first).
+  for (const char* doc : {"README.md", "docs/method.md", "docs/development.md"})
+    EXPECT_GE(offline_in[doc], 1) << "no offline example found in " << doc;
+}
+
+// docs/probes.md is what scripts/probes_doc.py makes from this binary's `list -v --json`: a probe
+// added, renamed or re-declared without regenerating it fails here, with the command that fixes it.
+TEST(ReadmeExamples, ProbeCatalogMatchesTheBinary) {
+  const std::string root = GPUDISSECT_SOURCE_DIR;
+  const auto r = sass::run_command("python3 " + sass::shell_quote(root + "/scripts/probes_doc.py") + " --exe " +
+                                   sass::shell_quote(GPUDISSECT_BINARY) + " --check " +
+                                   sass::shell_quote(root + "/docs/probes.md") + " 2>&1");
+  EXPECT_EQ(r.status, 0) << r.output;
 }
 
 // The checks above stand on the parser; a README snippet shows what it must see.
@@ -155,6 +190,47 @@ TEST(ReadmeExamples, ParserFindsMarkersAndBothBlockKinds) {
   EXPECT_FALSE(is_command(blocks[2].code[0]));
   EXPECT_TRUE(is_command("scripts/run_suite.sh --quick"));
   EXPECT_FALSE(is_command("scripts/        setup, build, test"));
+}
+
+// The studies the suite reproduces are named as what they are (the SM_120 microarchitecture
+// paper, the SM_100 study, the SM100a ISA reference) wherever a user reads: README, docs, every
+// command's help, and what coverage, guide, report and the cross-generation compare print. The
+// only "seed" allowed is the numerical one (MUFU.RCP's reciprocal seed in a probe's description).
+std::string studies_unnamed(std::string text) {
+  for (const char* allowed : {"reciprocal seed", "MUFU.RCP seed"})
+    for (std::size_t at; (at = text.find(allowed)) != std::string::npos;) text.erase(at, std::string(allowed).size());
+  static const std::regex seed(R"([^\n]*\bseeds?\b[^\n]*)", std::regex::icase);
+  std::smatch m;
+  return std::regex_search(text, m, seed) ? m.str() : "";
+}
+
+TEST(ReadmeExamples, TheReferenceStudiesAreNamedNotSeeds) {
+  for (const auto& [name, text] : documents()) EXPECT_EQ(studies_unnamed(text), "") << name;
+  const ExampleSandbox sandbox;
+  const auto top = sandbox.run("gpudissect --help");
+  ASSERT_EQ(top.status, 0) << top.output;
+  EXPECT_EQ(studies_unnamed(top.output), "") << "gpudissect --help";
+  // Every subcommand the top-level help lists, from its "Subcommands:" section.
+  std::vector<std::string> commands;
+  const auto list_at = top.output.find("Subcommands:");
+  ASSERT_NE(list_at, std::string::npos) << top.output;
+  std::stringstream ss(top.output.substr(list_at));
+  static const std::regex entry(R"(^  ([a-z][a-z-]*)\s)");
+  for (std::string l; std::getline(ss, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, entry)) commands.push_back(m[1]);
+  }
+  ASSERT_GE(commands.size(), 10u) << top.output;
+  for (const auto& c : commands) {
+    const auto r = sandbox.run("gpudissect " + c + " --help");
+    EXPECT_EQ(studies_unnamed(r.output), "") << "gpudissect " << c << " --help";
+  }
+  const std::string run = "data/measured/nvidia-h200-2026-11-29.json";
+  for (const std::string& cmd : std::vector<std::string>{"coverage", "coverage " + run, "guide " + run, "report " + run + " --out -",
+                                                         "compare " + run + " data/reference/sm_120-paper-rtx-pro-5000.json"}) {
+    const auto r = sandbox.run("gpudissect " + cmd);
+    EXPECT_EQ(studies_unnamed(r.output), "") << "gpudissect " << cmd;
+  }
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "support/sample_run.hpp"
@@ -60,7 +62,8 @@ TEST_F(CompareRuns, HeaderNamesBothDevicesAndRuns) {
 }
 
 TEST_F(CompareRuns, RatiosAreBOverA) {
-  const std::string md = compare_runs(a, b);
+  const std::string all = compare_runs(a, b);
+  const std::string md = all.substr(all.find("## Matched"));  // the full tables, after the list of moves
   EXPECT_EQ(cells(line_with(md, "|    64 |")),
             (std::vector<std::string>{"64", "time/cycles", "262 cycles", "131 cycles", "0.5", "-50.0% changed", ""}));
   EXPECT_EQ(cells(line_with(md, "| bandwidth/tbps ")),
@@ -68,6 +71,44 @@ TEST_F(CompareRuns, RatiosAreBOverA) {
   EXPECT_EQ(cells(line_with(md, "| bandwidth/percent_of_theoretical ")).at(5), "1");
   EXPECT_EQ(cells(line_with(md, "latency/cycles (analysis)")),
             (std::vector<std::string>{"", "latency/cycles (analysis)", "4 cycles", "4 cycles", "1", "", ""}));
+}
+
+// A comparison of two suites printed 10,798 lines with the moves only as counts (the first
+// regression on line 3384): it leads with the list of what moved beyond noise, largest first.
+TEST_F(CompareRuns, WhatMovedLeadsLargestFirst) {
+  b.records[3].metrics[0].stats.median = 4.512 * 3;  // triad TB/s: B/A 3
+  b.records[1].metrics[0].stats.median = 518 * 1.2;  // chain=128: +20 %
+  a.device["uuid"] = "GPU-aaaa";
+  b.device["uuid"] = "GPU-bbbb";
+  const std::string md = compare_runs(a, b);
+  const auto moved = md.find("## Moved beyond noise, largest first");
+  ASSERT_NE(moved, std::string::npos) << md;
+  EXPECT_LT(moved, md.find("## Headlines"));
+  EXPECT_LT(moved, md.find("## Devices"));
+  EXPECT_LT(moved, md.find("## Matched"));
+  const std::string list = md.substr(moved, md.find("\n## ", moved + 1) - moved);
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(list);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("| ", 0) == 0 && !has(line, "| Change ") && line.rfind("| --", 0) != 0) rows.push_back(cells(line));
+  ASSERT_EQ(rows.size(), 3u) << list;
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"+200.0% improvement", "memory.bandwidth.dram", "blocks_per_sm=4 op=triad",
+                                               "bandwidth/tbps", "4.512 TB/s", "13.54 TB/s", "3"}));
+  EXPECT_EQ(rows[1].at(0), "-50.0% changed");
+  EXPECT_EQ(rows[1].at(2), "chain=64");
+  EXPECT_EQ(rows[2].at(0), "+20.0% changed");
+  EXPECT_EQ(rows[2].at(2), "chain=128");
+  // The card-to-card note cites a section that exists (it cited "README, Comparing runs").
+  EXPECT_TRUE(has(md, "(docs/method.md, Comparing runs)")) << md;
+  std::ifstream doc(std::string(GPUDISSECT_SOURCE_DIR) + "/docs/method.md");
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(has(text, "\n## Comparing runs\n")) << "the section the note cites";
+}
+
+TEST_F(CompareRuns, NothingMovedNoList) {
+  const std::string md = compare_runs(a, a);
+  EXPECT_FALSE(has(md, "## Moved beyond noise"));
+  EXPECT_TRUE(has(md, "Nothing moved beyond the runs' own noise"));
 }
 
 // The comparison opens with the headlines (report/headlines.hpp), each side naming its own record.

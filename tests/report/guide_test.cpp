@@ -35,7 +35,7 @@ TEST(Guide, OccupancyIsStatedWithTheMeasuredNumbers) {
   EXPECT_FALSE(g[1].measured);  // co-issue: no probe covers it here
   const std::string md = guide_markdown(g, "NVIDIA H200");
   EXPECT_NE(md.find("[latency.alu.ffma latency/cycles](#latency.alu.ffma)"), std::string::npos);
-  EXPECT_NE(md.find("not measured (needs seed item pipes.coissue.int_fp32)"), std::string::npos);
+  EXPECT_NE(md.find("not measured (needs study item pipes.coissue.int_fp32)"), std::string::npos);
 }
 
 TEST(Guide, LittlesLawFromDramLatencyAndBandwidth) {

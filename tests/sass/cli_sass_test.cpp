@@ -6,10 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
+#include <vector>
 
 #include "sass_test_util.hpp"
 
@@ -186,6 +190,145 @@ TEST(VerifyCommand, AnInterruptLeavesNoTemporaryFiles) {
   std::vector<std::string> left;
   for (const auto& e : std::filesystem::directory_iterator(tmp)) left.push_back(e.path().filename().string());
   EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
+}
+
+// `verify --arch sm_90` did not suggest the sm_90a the binary carries.
+TEST(VerifyCommand, AnArchWithoutItsSuffixSuggestsTheOneCarried) {
+  const auto r = gpudissect("verify --arch sm_90 --filter latency.alu.ffma");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("carries no sm_90 code (it has: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("; did you mean sm_90a?"), std::string::npos) << r.output;
+  const auto far = gpudissect("verify --arch sm_75");
+  EXPECT_EQ(far.output.find("did you mean"), std::string::npos) << "nothing is that close to sm_75:\n" << far.output;
+}
+
+// `isa --arch sm_75` printed five compiler error dumps, wrote tables of what happened to build
+// and exited 0: an arch the binary does not carry is one clear error, before any compiling.
+TEST(IsaCommand, AnArchTheBinaryLacksIsOneClearError) {
+  const std::string out = testing::scratch_dir() + "/isa-sm_75";
+  std::filesystem::remove_all(out);
+  const std::string mark = testing::scratch_dir() + "/isa-nvcc-was-run";
+  std::filesystem::remove(mark);
+  const std::string nvcc = testing::scratch_dir() + "/isa-marking-nvcc.sh";
+  std::ofstream(nvcc) << "#!/bin/sh\ntouch " << mark << "\nexit 1\n";
+  std::filesystem::permissions(nvcc, std::filesystem::perms::owner_all);
+  const auto r = run_command("GPUDISSECT_NVCC=" + nvcc + " " + std::string(GPUDISSECT_BINARY) + " isa --arch sm_75 --out " +
+                             out + " 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(r.output.rfind("gpudissect: error: this gpudissect binary carries no sm_75 code (it has: ", 0), 0u) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line:\n" << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no tables of a partial corpus";
+  EXPECT_FALSE(std::filesystem::exists(mark)) << "nothing was compiled";
+  const auto near = gpudissect("isa --arch sm_90 --out " + out);
+  EXPECT_EQ(near.status, 2) << near.output;
+  EXPECT_NE(near.output.find("did you mean sm_90a?"), std::string::npos) << near.output;
+}
+
+// The closest kernels to a --kernel that matches none repeated one name once per arch's cubin.
+TEST(SassCommand, SuggestionsNameEachKernelOnce) {
+  const auto r = gpudissect("sass --kernel '*ffma_stall_chain_kernl*'");
+  EXPECT_EQ(r.status, 2) << r.output;
+  const auto at = r.output.find("closest:");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  std::set<std::string> seen;
+  std::istringstream in(r.output.substr(at));
+  std::string line;
+  std::getline(in, line);  // "...; closest:"
+  int listed = 0;
+  while (std::getline(in, line) && line.rfind("  ", 0) == 0) {
+    ++listed;
+    EXPECT_TRUE(seen.insert(line).second) << "listed twice: " << line << "\n" << r.output;
+  }
+  EXPECT_GE(listed, 2) << r.output;
+}
+
+// Ctrl-C while isa compiles its corpus left /tmp/gpudissect-*.cubin, and during the HTML
+// report's Python step /tmp/gpudissect-html-*: the interrupt now removes them before the process
+// ends (with the signal, as before). A stand-in nvcc or python holds the command in that step.
+void expect_interrupt_leaves_nothing(const std::string& what, const std::string& env, const std::vector<std::string>& args) {
+  const std::filesystem::path tmp = testing::scratch_dir() + "/interrupt-" + what;
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("TMPDIR", tmp.c_str(), 1);
+    ::putenv(const_cast<char*>(env.c_str()));
+    ::freopen("/dev/null", "w", stdout);
+    ::freopen("/dev/null", "w", stderr);
+    std::vector<char*> argv = {const_cast<char*>(GPUDISSECT_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(GPUDISSECT_BINARY, argv.data());
+    ::_exit(127);
+  }
+  // Interrupt once a temporary file or folder of ours shows (the stand-in then waits seconds).
+  bool made = false;
+  for (int i = 0; i < 3000 && !made; ++i) {
+    for (const auto& e : std::filesystem::directory_iterator(tmp))
+      made |= e.path().filename().string().rfind("gpudissect-", 0) == 0;
+    if (!made) ::usleep(10000);
+  }
+  ::usleep(200000);  // let the stand-in start
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(made) << what << ": no temporary file appeared; the test proved nothing";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << what << ": ended by the interrupt";
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(tmp)) left.push_back(e.path().string());
+  EXPECT_TRUE(left.empty()) << what << " left behind: " << left.front();
+}
+
+TEST(Interrupt, IsaLeavesNoTemporaryCubins) {
+  const std::string nvcc = testing::scratch_dir() + "/slow-nvcc.sh";
+  std::ofstream(nvcc) << "#!/bin/sh\nsleep 3\nexit 1\n";
+  std::filesystem::permissions(nvcc, std::filesystem::perms::owner_all);
+  expect_interrupt_leaves_nothing("isa", "GPUDISSECT_NVCC=" + nvcc,
+                                  {"isa", "--arch", "sm_90a", "--out", testing::scratch_dir() + "/isa-interrupted",
+                                   "--corpus", std::string(GPUDISSECT_SOURCE_DIR) + "/src/sass/corpus"});
+}
+
+TEST(Interrupt, HtmlReportLeavesNoTemporaryFolder) {
+  const std::string python = testing::scratch_dir() + "/slow-python.sh";
+  std::ofstream(python) << "#!/bin/sh\nsleep 3\nexit 1\n";
+  std::filesystem::permissions(python, std::filesystem::perms::owner_all);
+  expect_interrupt_leaves_nothing("html", "GPUDISSECT_PYTHON=" + python,
+                                  {"report", std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json", "--format",
+                                   "html", "--out", testing::scratch_dir() + "/interrupted.html"});
+}
+
+// `verify` of all four targets took 68 s with no output until done, and every time again: it
+// now says what it verifies, and nvdisasm's listings are cached by the code's bytes.
+TEST(VerifyCommand, SaysWhatItDoesAndASecondRunReadsTheCache) {
+  GD_REQUIRE_DISASSEMBLER();
+  const auto& tools = disassembler_tools();
+  if (!tools.nvdisasm) GTEST_SKIP() << "the cache is nvdisasm's; only cuobjdump here";
+  const std::string dir = testing::scratch_dir() + "/disasm-cache-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string calls = dir + "/calls", wrapper = dir + "/nvdisasm";
+  std::ofstream(wrapper) << "#!/bin/sh\necho call >> " << calls << "\nexec " << shell_quote(*tools.nvdisasm) << " \"$@\"\n";
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  const auto count = [&] {
+    std::ifstream in(calls);
+    int n = 0;
+    for (std::string l; std::getline(in, l);) ++n;
+    return n;
+  };
+  const std::string command = std::string(GPUDISSECT_BINARY) + " verify --arch sm_90a --filter latency.alu.ffma";
+  const std::string verify = "GPUDISSECT_NVDISASM=" + wrapper + " GPUDISSECT_CACHE_DIR=" + dir + "/cache " + command;
+  const auto first = run_command(verify + " 2>&1");
+  EXPECT_EQ(first.status, 0) << first.output;
+  EXPECT_NE(first.output.find("gpudissect: verifying 1 probe(s) on sm_90a"), std::string::npos) << first.output;
+  const int after_first = count();
+  EXPECT_GE(after_first, 1) << "nvdisasm never ran: the test proves nothing";
+  const auto second = run_command(verify + " 2>/dev/null");
+  EXPECT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(count(), after_first) << "the second verify started nvdisasm again";
+  EXPECT_NE(second.output.find("latency.alu.ffma  sm_90a    verified"), std::string::npos) << second.output;
+  const auto uncached = run_command("GPUDISSECT_CACHE_DIR=off " + command + " 2>/dev/null");
+  EXPECT_EQ(uncached.output, second.output) << "the cached listing verifies as the fresh one does";
 }
 
 // Every corpus file must build for every target: a file that silently stopped building would
