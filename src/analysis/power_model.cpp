@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -97,6 +98,22 @@ double settled_at(std::span<const double> t_s, std::span<const double> rate, con
     if (std::fabs(m_late - m_early) <= rule.tolerance * m_late) return t;
   }
   return std::numeric_limits<double>::quiet_NaN();
+}
+
+static std::string three_digits(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string power_curve_text(std::span<const double> active_sms, std::span<const double> watts, const PowerFit& fit) {
+  if (active_sms.empty() || active_sms.size() != watts.size())
+    throw std::invalid_argument("power_curve_text: the SM counts and the powers must be non-empty and pair up");
+  std::string out;
+  for (std::size_t i = 0; i < active_sms.size(); ++i)
+    out += (i ? "; " : "") + three_digits(active_sms[i]) + " SMs: " + three_digits(watts[i]) + " W";
+  return out + " (P = " + three_digits(fit.p0_w) + " W + " + three_digits(fit.w_per_sm) + " W/SM, R² " +
+         three_digits(fit.r2) + ")";
 }
 
 }  // namespace gd

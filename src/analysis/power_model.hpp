@@ -3,6 +3,7 @@
 // measured under continuous load has settled.
 #pragma once
 #include <span>
+#include <string>
 
 #include "analysis/fit.hpp"
 
@@ -19,6 +20,11 @@ struct PowerFit {
 // Throws std::invalid_argument for fewer than 3 points, an SM count below 1, a non-positive or
 // non-finite power, or fewer than two distinct SM counts.
 PowerFit fit_power_vs_sms(std::span<const double> active_sms, std::span<const double> watts);
+
+// The curve an item about power versus active SMs reads, with the line fitted to it:
+// "17 SMs: 156 W; ...; 132 SMs: 299 W (P = 132 W + 1.24 W/SM, R² 0.997)". Throws
+// std::invalid_argument when the two spans differ in length or are empty.
+std::string power_curve_text(std::span<const double> active_sms, std::span<const double> watts, const PowerFit& fit);
 
 // Work per joule: rate (TFLOPS or TOPS) over mean power (W). Throws on a non-positive or
 // non-finite power or a negative rate.

@@ -81,6 +81,20 @@ TpcInference infer_tpcs(const GpcMap& map, std::span<const ClusterPlacement> two
   return t;
 }
 
+TpcShape tpc_shape(const GpcMap& map, const TpcInference& tpcs) {
+  TpcShape out;
+  if (!tpcs.pairs_within_gpcs || tpcs.pairs.empty() || !(tpcs.pair_cluster_fraction >= 0.9)) return out;
+  out.holds = true;
+  out.sms_per_tpc = 2;  // the hypothesis under test pairs SM ids 2k and 2k+1
+  for (std::size_t g = 0; g < map.gpcs.size(); ++g) {
+    const int tpcs_here = int(std::count_if(tpcs.pairs.begin(), tpcs.pairs.end(),
+                                            [&](const auto& p) { return map.gpc_of_sm[p.first] == int(g); }));
+    if (int(map.gpcs[g].size()) > out.sms_per_tpc) ++out.gpcs_wider_than_tpc;
+    out.tpcs_per_gpc_max = std::max(out.tpcs_per_gpc_max, tpcs_here);
+  }
+  return out;
+}
+
 Quantization cluster_quantization(std::span<const int> gpc_sizes, int cluster_size) {
   if (cluster_size < 1) throw Error("cluster_quantization: cluster size must be at least 1");
   Quantization q;

@@ -32,6 +32,19 @@ struct TpcInference {
 };
 TpcInference infer_tpcs(const GpcMap& map, std::span<const ClusterPlacement> two_block_clusters);
 
+// The GPC/TPC shape when the TPC hypothesis holds (every pair within one GPC and at least 90 % of
+// 2-block clusters on such a pair; otherwise `holds` is false and the rest zero): SMs per TPC,
+// the GPCs that span more than one TPC (a placement domain of a single TPC is part of a GPC whose
+// other TPCs no cluster shared with it, so it does not count as a GPC of its own), and the most
+// TPCs one GPC holds.
+struct TpcShape {
+  bool holds = false;
+  double sms_per_tpc = 0;
+  int gpcs_wider_than_tpc = 0;
+  int tpcs_per_gpc_max = 0;
+};
+TpcShape tpc_shape(const GpcMap& map, const TpcInference& tpcs);
+
 // With one block per SM, a GPC of g SMs holds floor(g / c) clusters of c blocks.
 struct Quantization {
   int clusters = 0;   // clusters of this size that run at once

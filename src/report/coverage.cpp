@@ -41,6 +41,7 @@ bool is_undetermined(const std::string& text) {
 // The record carries what the cover reads: its metric, or its extra.<field> as non-empty text.
 static bool carries(const Record& r, const std::string& metric) {
   static const std::string extra = "extra.";
+  if (metric == kSassMetric || metric == kRanMetric) return !checked_opcodes(r.sass).empty();
   if (metric.rfind(extra, 0) != 0) return r.metric(metric) != nullptr;
   const auto f = r.extra.find(metric.substr(extra.size()));
   return f != r.extra.end() && f->is_string() && !f->get<std::string>().empty();

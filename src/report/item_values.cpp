@@ -30,11 +30,47 @@ std::string ItemValue::display(int digits) const {
   return fmt_num(value, digits) + " " + unit;
 }
 
+std::string checked_opcodes(const SassCheck& check) {
+  if (check.status != SassStatus::Verified) return "";
+  const std::string& d = check.detail;
+  const std::string mark = " launched and checked: ";
+  const auto at = d.find(mark);
+  if (at == std::string::npos) return "";
+  std::vector<std::string> ops;
+  // "<arch>, N kernel(s) launched and checked: <kernel>: OP xN, OP xN; <kernel>: ..."
+  for (std::size_t from = at + mark.size(); from < d.size();) {
+    std::size_t end = d.find("; ", from);
+    if (end == std::string::npos) end = d.size();
+    const std::string kernel = d.substr(from, end - from);
+    const auto colon = kernel.rfind(": ");
+    for (std::size_t op = colon == std::string::npos ? kernel.size() : colon + 2; op < kernel.size();) {
+      std::size_t next = kernel.find(", ", op);
+      if (next == std::string::npos) next = kernel.size();
+      std::string name = kernel.substr(op, next - op);
+      name = name.substr(0, name.rfind(" x"));
+      if (!name.empty() && std::find(ops.begin(), ops.end(), name) == ops.end()) ops.push_back(name);
+      op = next + 2;
+    }
+    from = end + 2;
+  }
+  std::string out;
+  for (const std::string& op : ops) out += (out.empty() ? "" : ", ") + op;
+  return out;
+}
+
 std::optional<ItemValue> metric_value(const RunDocument& doc, const std::string& probe, const std::string& metric,
                                       const Params& where) {
   const bool from_extra = metric.rfind(kExtraPrefix, 0) == 0;
   for (const Record& r : doc.records) {
     if (r.status != Status::Ok || r.id != probe || !has_params(r, where)) continue;
+    if (metric == kSassMetric || metric == kRanMetric) {
+      const std::string ops = checked_opcodes(r.sass);
+      if (ops.empty()) continue;
+      ItemValue v{"", 0, "", "", &r, metric, ""};
+      const std::string arch = r.sass.detail.substr(0, r.sass.detail.find(','));
+      v.text = metric == kRanMetric ? "yes: ran " + ops + " on the chip (" + arch + " SASS checked)" : ops + " (" + arch + ")";
+      return v;
+    }
     if (from_extra) {
       const auto f = r.extra.find(metric.substr(kExtraPrefix.size()));
       if (f != r.extra.end() && f->is_string() && !f->get<std::string>().empty()) {
@@ -47,6 +83,89 @@ std::optional<ItemValue> metric_value(const RunDocument& doc, const std::string&
     }
   }
   return std::nullopt;
+}
+
+// The device description's field at a dotted path ("nvml.power_limit_w"), or null.
+static const nlohmann::json* device_field(const nlohmann::json& device, const std::string& path) {
+  const nlohmann::json* at = &device;
+  for (std::size_t from = 0; from <= path.size();) {
+    const std::size_t dot = std::min(path.find('.', from), path.size());
+    if (!at->is_object()) return nullptr;
+    const auto f = at->find(path.substr(from, dot - from));
+    if (f == at->end()) return nullptr;
+    at = &*f;
+    from = dot + 1;
+  }
+  return at;
+}
+
+std::vector<ItemValue> device_item_values(const nlohmann::json& device) {
+  // What the driver (CUDA runtime or NVML) reports about the chip answers the seeds' platform
+  // items directly: a number in its unit, or a text ("580.159.04").
+  struct DeviceItem {
+    const char* item;
+    const char* field;
+    const char* unit;  // "" for a text answer
+  };
+  static const DeviceItem device_items[] = {
+      {"platform.sm_count", "sm_count", "count"},
+      {"memory.l2.capacity", "l2_bytes", "bytes"},
+      {"scheduler.max_warps_per_sm", "max_warps_per_sm", "warps"},
+      {"platform.dram.bus_width", "memory_bus_width_bits", "bits"},
+      {"memory.dram.bandwidth_theoretical", "theoretical_dram_gbps", "GB/s"},
+      {"smem.capacity_per_sm", "shared_per_sm", "bytes"},
+      {"smem.max_per_block", "shared_per_block_optin", "bytes"},
+      {"platform.registers.per_sm", "regs_per_sm", "count"},
+      {"platform.device.name", "name", ""},
+      {"platform.dram.capacity", "global_mem_bytes", "bytes"},
+      // NVML's memory clock is the figure nvidia-smi prints and the studies quote as the data rate.
+      {"platform.dram.data_rate", "nvml.max_mem_clock_mhz", "MHz"},
+      {"platform.power_limit", "nvml.power_limit_w", "W"},
+      {"platform.env.driver", "nvml.driver_version", ""},
+  };
+  std::vector<ItemValue> out;
+  if (!device.is_object()) return out;
+  auto add = [&](const char* item, const std::string& field, double value, const char* unit, std::string text) {
+    ItemValue v{item, value, unit, "", nullptr, "device." + field, ""};
+    v.text = std::move(text);
+    out.push_back(std::move(v));
+  };
+  for (const DeviceItem& d : device_items) {
+    const nlohmann::json* f = device_field(device, d.field);
+    if (!f) continue;
+    if (*d.unit && f->is_number() && f->get<double>() > 0) add(d.item, d.field, f->get<double>(), d.unit, "");
+    if (!*d.unit && f->is_string() && !f->get<std::string>().empty()) add(d.item, d.field, 0, "", f->get<std::string>());
+  }
+  if (device.value("cc_major", 0) > 0)
+    add("platform.device.compute_capability", "cc_major", 0, "",
+        std::to_string(device.value("cc_major", 0)) + "." + std::to_string(device.value("cc_minor", 0)));
+  // The CUDA runtime the run used (the driver supports it; the build's toolkit is the tool's).
+  if (const int rt = device.value("runtime_version", 0); rt > 0)
+    add("platform.env.cuda", "runtime_version", 0, "",
+        "CUDA runtime " + std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10));
+  return out;
+}
+
+// The method's precision as the run measured it: the widest half-range (max - min) / 2 of one
+// metric over the repetitions of every ok, non-derived record whose id starts with `prefix`,
+// in the metric's unit or, with `relative`, in % of the record's value. The record is the worst.
+static std::optional<ItemValue> worst_spread(const RunDocument& doc, const std::string& item, const std::string& prefix,
+                                             const std::string& metric, bool relative) {
+  std::optional<ItemValue> worst;
+  int records = 0;
+  for (const Record& r : doc.records) {
+    if (r.status != Status::Ok || r.derived || r.id.rfind(prefix, 0) != 0) continue;
+    const Metric* m = r.metric(metric);
+    if (!m || m->stats.n < 2 || !(m->value() > 0)) continue;
+    ++records;
+    const double half = (m->stats.max - m->stats.min) / 2;
+    const double spread = relative ? 100 * half / m->value() : half;
+    if (!worst || spread > worst->value) worst = ItemValue{item, spread, relative ? "%" : m->unit, "", &r, metric, ""};
+  }
+  if (worst)
+    worst->text = "±" + fmt_num(worst->value, 2) + " " + worst->unit + " (the widest half-range of " +
+                  std::to_string(records) + " repeated " + prefix + "* records' " + metric + ")";
+  return worst;
 }
 
 std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::vector<const ProbeSpec*>& probes) {
@@ -73,28 +192,12 @@ std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::
         out.emplace(c.item, *v);
       }
     }
-  // What the driver reports about the chip answers the seeds' platform items directly.
-  struct DeviceItem {
-    const char* item;
-    const char* field;
-    const char* unit;
-  };
-  static const DeviceItem device_items[] = {
-      {"platform.sm_count", "sm_count", "count"},
-      {"memory.l2.capacity", "l2_bytes", "bytes"},
-      {"scheduler.max_warps_per_sm", "max_warps_per_sm", "warps"},
-      {"platform.dram.bus_width", "memory_bus_width_bits", "bits"},
-      {"memory.dram.bandwidth_theoretical", "theoretical_dram_gbps", "GB/s"},
-      {"smem.capacity_per_sm", "shared_per_sm", "bytes"},
-      {"smem.max_per_block", "shared_per_block_optin", "bytes"},
-      {"platform.registers.per_sm", "regs_per_sm", "count"},
-  };
-  if (doc.device.is_object())
-    for (const DeviceItem& d : device_items) {
-      const auto f = doc.device.find(d.field);
-      if (f == doc.device.end() || !f->is_number() || f->get<double>() <= 0 || out.count(d.item)) continue;
-      out.emplace(d.item, ItemValue{d.item, f->get<double>(), d.unit, "", nullptr, std::string("device.") + d.field, ""});
-    }
+  if (auto v = worst_spread(doc, "platform.method.chain_latency_precision", "latency.alu.", "latency/cycles", false))
+    out.emplace(v->item, *v);
+  if (auto v = worst_spread(doc, "platform.method.ilp_throughput_precision", "compute.alu.", "throughput/per_clk_per_sm", true))
+    out.emplace(v->item, *v);
+  for (ItemValue& v : device_item_values(doc.device))
+    if (!out.count(v.item)) out.emplace(v.item, std::move(v));
   return out;
 }
 
@@ -111,6 +214,7 @@ std::optional<double> unit_factor(const std::string& from, const std::string& to
       {"KiB", "size", 1024.0},    {"KB", "size", 1024.0},     {"MiB", "size", 1048576.0}, {"MB", "size", 1048576.0},
       {"ns", "time", 1e-9},       {"us", "time", 1e-6},       {"cycles", "clk", 1},       {"cyc", "clk", 1},
       {"FMA/clk/SM", "ipc", 1.0 / 32}, {"inst/cyc/SM", "ipc", 1}, {"TFLOPS", "flops", 1e12}, {"GFLOPS", "flops", 1e9},
+      {"GB", "size", 1e9},        {"GiB", "size", 1073741824.0},
       {"MHz", "freq", 1e6},       {"GHz", "freq", 1e9},       {"%", "pct", 1},            {"W", "power", 1}};
   const U* a = nullptr;
   const U* b = nullptr;

@@ -39,6 +39,19 @@ std::string chip_label(const RunDocument& doc);
 // reference, each record whose id is an item.
 std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::vector<const ProbeSpec*>& probes);
 
+// The platform items the run's device description answers (the driver's and NVML's properties
+// at run time): SM count, L2 size, name, compute capability, driver version ... Their record is null.
+std::vector<ItemValue> device_item_values(const nlohmann::json& device);
+
+// Two pseudo-metrics a cover may name, answered from the record's SASS check (the opcodes the
+// run verified in the kernels it launched): "sass", the opcodes ("IMAD.WIDE.U32, ... (sm_90a)":
+// what a PTX construct lowers to, a table derived from our binary), and "ran", a feature the
+// probe exercised on the chip ("yes: ran UTMALDG ... (sm_90a SASS checked)").
+inline const std::string kSassMetric = "sass";
+inline const std::string kRanMetric = "ran";
+// The distinct opcodes a verified SASS check lists, in order ("" when it is not verified).
+std::string checked_opcodes(const SassCheck& check);
+
 // The value of one probe's metric on the first ok record whose params include `where`; a metric
 // named "extra.<field>" is the record's extra field as text (ItemValue::text).
 std::optional<ItemValue> metric_value(const RunDocument& doc, const std::string& probe, const std::string& metric,

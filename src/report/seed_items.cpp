@@ -91,7 +91,7 @@ const std::vector<ReportedValueRule>& reported_value_rules() {
 
 std::optional<std::string> reported_value_source(const std::string& probe, const std::string& metric) {
   for (const auto& rule : reported_value_rules())
-    if (rule.probe == probe && rule.metric == metric) return rule.source;
+    if ((rule.probe == probe || rule.probe == "*") && rule.metric == metric) return rule.source;
   return std::nullopt;
 }
 

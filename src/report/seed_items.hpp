@@ -48,7 +48,8 @@ const std::vector<NotApplicableRule>& not_applicable_rules();
 // when it can.
 std::optional<std::string> not_applicable_reason(const std::string& id, int cc, int gpus);
 const std::vector<ReportedValueRule>& reported_value_rules();
-// Where the driver answered `probe`'s `metric`; nullopt for a measured metric.
+// Where the driver answered `probe`'s `metric` (a rule for probe "*" holds for every probe);
+// nullopt for a measured metric.
 std::optional<std::string> reported_value_source(const std::string& probe, const std::string& metric);
 // For an item about a curve (power vs active SMs, bandwidth vs bytes in flight), the axis it runs
 // over: only a derived record (the curve's knee, best or fit) answers it, never one of its points.

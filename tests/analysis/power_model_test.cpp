@@ -39,6 +39,16 @@ TEST(PowerFit, RejectsTooFewOrImpossiblePoints) {
   EXPECT_THROW(fit_power_vs_sms(std::vector<double>{1, 2, 4}, std::vector<double>{100, 101}), std::invalid_argument);
 }
 
+TEST(PowerFit, CurveTextListsEachPointAndTheLine) {
+  const std::vector<double> sms = {17, 66, 132}, watts = {156.04, 214.4, 298.8};
+  const PowerFit f = fit_power_vs_sms(std::vector<double>{17, 66, 132, 33}, std::vector<double>{156, 214, 299, 174});
+  const std::string t = power_curve_text(sms, watts, f);
+  EXPECT_EQ(t.rfind("17 SMs: 156 W; 66 SMs: 214 W; 132 SMs: 299 W (P = ", 0), 0u) << t;
+  EXPECT_NE(t.find(" W/SM, R² "), std::string::npos) << t;
+  EXPECT_THROW(power_curve_text(sms, std::vector<double>{1, 2}, f), std::invalid_argument);
+  EXPECT_THROW(power_curve_text({}, {}, f), std::invalid_argument);
+}
+
 TEST(PerWatt, DividesAndRejectsNoPower) {
   EXPECT_DOUBLE_EQ(per_watt(700, 350), 2.0);
   EXPECT_THROW(per_watt(700, 0), std::invalid_argument);

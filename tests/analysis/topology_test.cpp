@@ -43,6 +43,22 @@ TEST(InferTpcs, PairsWithinGpcsAndClusterEvidence) {
   EXPECT_TRUE(std::isnan(infer_tpcs(m, {}).pair_cluster_fraction));
 }
 
+TEST(TpcShape, CountsGpcsWiderThanOneTpcAndTheirTpcs) {
+  // A GPC of 3 TPCs (0-5), one of 2 (6-9), and a lone TPC (10, 11) no cluster joined to others.
+  const std::vector<ClusterPlacement> clusters{{0, 1, 2, 3, 4, 5}, {6, 7, 8, 9}, {10, 11}};
+  const GpcMap m = infer_gpcs(12, clusters);
+  const std::vector<ClusterPlacement> twos{{0, 1}, {8, 9}, {10, 11}};
+  const TpcShape s = tpc_shape(m, infer_tpcs(m, twos));
+  EXPECT_TRUE(s.holds);
+  EXPECT_DOUBLE_EQ(s.sms_per_tpc, 2);
+  EXPECT_EQ(s.gpcs_wider_than_tpc, 2);
+  EXPECT_EQ(s.tpcs_per_gpc_max, 3);
+  // Weak evidence: 2-block clusters mostly off the (2k, 2k+1) pairs.
+  const std::vector<ClusterPlacement> off{{1, 2}, {3, 4}, {0, 1}};
+  EXPECT_FALSE(tpc_shape(m, infer_tpcs(m, off)).holds);
+  EXPECT_EQ(tpc_shape(m, infer_tpcs(m, off)).gpcs_wider_than_tpc, 0);
+}
+
 TEST(ClusterQuantization, FloorPerGpc) {
   const std::vector<int> gpcs{18, 18, 16, 14};
   const Quantization q16 = cluster_quantization(gpcs, 16);

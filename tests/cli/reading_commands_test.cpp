@@ -65,7 +65,8 @@ TEST(CoverageCommand, EachCoverSelectsOneRecordOfTheCommittedFullRun) {
 TEST(CoverageCommand, TheDriversAnswersAreReportedNotMeasured) {
   const auto r = gpudissect("coverage " + sass::shell_quote(kSuite));
   ASSERT_EQ(r.status, 0) << r.output;
-  for (const char* id : {"platform.sm_count", "memory.l2.capacity", "cluster.max_size"}) {
+  for (const char* id : {"platform.sm_count", "memory.l2.capacity", "cluster.max_size", "platform.device.name",
+                         "platform.env.driver", "platform.power_limit"}) {
     const auto at = r.output.find("| `" + std::string(id) + "` ");
     ASSERT_NE(at, std::string::npos) << id;
     const std::string row = r.output.substr(at, r.output.find('\n', at) - at);

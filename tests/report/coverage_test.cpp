@@ -52,7 +52,10 @@ TEST(Coverage, MeasuredItemsCarryOurValueInTheSeedsUnit) {
   const CategoryCoverage& total = c.categories.back();
   EXPECT_EQ(total.category, "total");
   EXPECT_EQ(total.items, 415);
-  EXPECT_EQ(total.measured, 2);
+  // The two covers, and the chain method's precision: the ffma chain's spread is the widest.
+  EXPECT_EQ(total.measured, 3);
+  EXPECT_EQ(item(c, "platform.method.chain_latency_precision").ours,
+            "±0.05 cycles (the widest half-range of 1 repeated latency.alu.* records' latency/cycles)");
   EXPECT_EQ(total.measured + total.reported + total.not_run + total.not_applicable + total.open, total.items);
 }
 
@@ -71,6 +74,64 @@ TEST(Coverage, ACategoricalItemReadsTheRecordsTextAnswer) {
   both.extra.erase("pipe");  // a record without the field answers nothing
   const RunDocument bare = h200_run({both});
   EXPECT_EQ(item(compute_coverage({&pipes}, &bare), "pipes.map.ffma").state, CoverageState::NotRun);
+}
+
+TEST(Coverage, TheDriversTextAndNvmlFieldsAreReported) {
+  RunDocument run = h200_run({});
+  run.device["global_mem_bytes"] = 150109880320.0;
+  run.device["runtime_version"] = 13000;
+  run.device["nvml"] = {{"driver_version", "580.159.04"}, {"power_limit_w", 700.0}, {"max_mem_clock_mhz", 3201.0}};
+  const CoverageReport c = compute_coverage({}, &run);
+  const std::pair<const char*, const char*> expected[] = {{"platform.device.name", "NVIDIA H200"},
+                                                          {"platform.device.compute_capability", "9.0"},
+                                                          {"platform.env.driver", "580.159.04"},
+                                                          {"platform.env.cuda", "CUDA runtime 13.0"},
+                                                          {"platform.power_limit", "700 W"},
+                                                          {"platform.dram.capacity", "150.1 GB"},
+                                                          {"platform.dram.data_rate", "3.201 GHz"}};
+  for (const auto& [id, ours] : expected) {
+    EXPECT_EQ(item(c, id).state, CoverageState::Reported) << id;
+    EXPECT_EQ(item(c, id).ours, ours) << id;
+  }
+  run.device["nvml"].erase("driver_version");  // NVML did not answer: nothing is reported
+  EXPECT_EQ(item(compute_coverage({}, &run), "platform.env.driver").state, CoverageState::Open);
+}
+
+TEST(Coverage, TheCheckedSassAnswersLoweringsAsReportedAndFeaturesAsMeasured) {
+  const ProbeSpec div = probe("latency.alu.idiv_u64", {{"isa.lowering.div_u64", "sass", {}}});
+  const ProbeSpec mma = probe("tensor.mma_sync.f16_f32.m16n8k16", {{"features.mma_sync", "ran", {}}});
+  Record d = record("latency.alu.idiv_u64", {}, {});
+  d.sass.detail = "sm_90a, 2 kernel(s) launched and checked: void k<32>(int, int): CALL.REL.NOINC x32, MUFU.RCP x1, "
+                  "I2F.U64.RP x1; void k<64>(int, int): CALL.REL.NOINC x64, MUFU.RCP x1";
+  Record m = record("tensor.mma_sync.f16_f32.m16n8k16", {}, {});
+  m.sass.detail = "sm_90a, 1 kernel(s) launched and checked: mma_kernel(float*): HMMA.16816.F32 x64";
+  const RunDocument run = h200_run({d, m});
+  const CoverageReport c = compute_coverage({&div, &mma}, &run);
+  EXPECT_EQ(item(c, "isa.lowering.div_u64").state, CoverageState::Reported);
+  EXPECT_EQ(item(c, "isa.lowering.div_u64").ours, "CALL.REL.NOINC, MUFU.RCP, I2F.U64.RP (sm_90a)");
+  EXPECT_EQ(item(c, "features.mma_sync").state, CoverageState::Measured);
+  EXPECT_EQ(item(c, "features.mma_sync").ours, "yes: ran HMMA.16816.F32 on the chip (sm_90a SASS checked)");
+  // Unchecked SASS answers neither: the record carries no opcodes a reader can trust.
+  d.sass = {SassStatus::Unverified, "the point recorded no kernel launch"};
+  m.sass = {SassStatus::Mismatch, "expected HMMA, found FFMA"};
+  const RunDocument unchecked = h200_run({d, m});
+  const CoverageReport u = compute_coverage({&div, &mma}, &unchecked);
+  EXPECT_EQ(item(u, "isa.lowering.div_u64").state, CoverageState::NotRun);
+  EXPECT_EQ(item(u, "features.mma_sync").state, CoverageState::NotRun);
+}
+
+TEST(Coverage, TheMethodsPrecisionIsTheWidestSpreadOfItsRepeatedRecords) {
+  const RunDocument run = h200_run(
+      {record("latency.alu.ffma", {}, {metric("latency/cycles", "cycles", 4, 4, 4.02, 5)}),
+       record("latency.alu.dfma", {}, {metric("latency/cycles", "cycles", 8, 7.9, 8.3, 5)}),
+       record("latency.alu.once", {}, {metric("latency/cycles", "cycles", 9, 5, 13, 1)}),  // one sample: no spread
+       record("compute.alu.ffma", {}, {metric("throughput/per_clk_per_sm", "inst/cyc/SM", 126, 125, 127, 3)})});
+  const CoverageReport c = compute_coverage({}, &run);
+  EXPECT_EQ(item(c, "platform.method.chain_latency_precision").state, CoverageState::Measured);
+  EXPECT_EQ(item(c, "platform.method.chain_latency_precision").ours,
+            "±0.2 cycles (the widest half-range of 2 repeated latency.alu.* records' latency/cycles)");
+  EXPECT_EQ(item(c, "platform.method.ilp_throughput_precision").ours,
+            "±0.79 % (the widest half-range of 1 repeated compute.alu.* records' throughput/per_clk_per_sm)");
 }
 
 TEST(Coverage, SkippedProbesAreNotApplicableWithTheirReasonAndUnselectedOnesNotRun) {
@@ -118,7 +179,7 @@ TEST(Coverage, DriverAttributesAreReportedNotMeasured) {
   EXPECT_EQ(item(c, "topology.smid_range").state, CoverageState::Measured) << "%nsmid read by our kernel";
   const CategoryCoverage& total = c.categories.back();
   EXPECT_EQ(total.measured, 1);
-  EXPECT_EQ(total.reported, 2);
+  EXPECT_EQ(total.reported, 4) << "SM count, max cluster size, and the device's name and compute capability";
 }
 
 TEST(Coverage, AnUndeterminedAnswerIsStillOpen) {
@@ -222,13 +283,13 @@ TEST(Coverage, TheTableCountsMeasuredAndReportedApartAndTheirShareOfApplicableIt
       << md;
   const CategoryCoverage& total = c.categories.back();
   EXPECT_EQ(total.measured, 1);
-  EXPECT_EQ(total.reported, 1);
+  EXPECT_EQ(total.reported, 3) << "SM count, the device's name and compute capability";
   const int applicable = total.items - total.not_applicable;
   const auto at = md.find("| **total**");
   ASSERT_NE(at, std::string::npos);
   const std::string row = md.substr(at, md.find('\n', at) - at);
   const auto pct = [](int part, int whole) { return std::to_string(int(std::lround(100.0 * part / whole))) + " %"; };
-  EXPECT_NE(row.find(pct(2, applicable)), std::string::npos) << row;
+  EXPECT_NE(row.find(pct(4, applicable)), std::string::npos) << row;
   EXPECT_NE(row.find(pct(1, applicable)), std::string::npos) << row;
 }
 

@@ -2,7 +2,9 @@
 // (latency, one warp) vs lane stride for 32/64/128-bit accesses and broadcast; the cost of a bad layout.
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "analysis/bank_model.hpp"
@@ -114,6 +116,36 @@ void run_bank(ProbeContext& ctx) {
   ctx.metric("shared/model_wavefronts", double(wavefronts));
 }
 
+// The bank count and width the 32-bit throughput sweep shows (analysis/bank_model: the first
+// stride whose time doubles names the banks; stride 1's bytes per clock over them the width).
+void summarize_banks(SummaryContext& sc) {
+  std::vector<long long> strides;
+  std::vector<double> cycles;
+  std::vector<const Record*> src;
+  double stride1_bytes = 0;
+  for (const Record* r : sc.ok_records({{"width", std::int64_t(4)}, {"mode", std::string("throughput")}})) {
+    const ParamValue* k = find_param(r->params, "stride");
+    if (!k || !std::holds_alternative<std::int64_t>(*k) || std::get<std::int64_t>(*k) < 1) continue;
+    if (!r->metric("shared/cycles_per_warp_load")) continue;
+    strides.push_back(std::get<std::int64_t>(*k));
+    cycles.push_back(r->metric("shared/cycles_per_warp_load")->value());
+    if (strides.back() == 1 && r->metric("shared/bytes_per_clk")) stride1_bytes = r->metric("shared/bytes_per_clk")->value();
+    src.push_back(r);
+  }
+  BankInference b;
+  try {
+    b = infer_banks(strides, cycles, stride1_bytes);
+  } catch (const std::invalid_argument&) {
+    return;  // a sweep cut short (quick, time cap) without stride 1 or a conflict: nothing to say
+  }
+  Record& out = sc.derive({{"width", std::int64_t(4)}, {"stride", std::string("banks")}, {"mode", std::string("throughput")}}, src);
+  sc.add_metric(out, "shared/banks", single_value(b.banks));
+  sc.add_metric(out, "shared/bank_width_bytes", single_value(b.bank_width_bytes));
+  out.extra["method"] = "first 32-bit stride whose time per warp load is d > 1 times stride 1's: banks = 32 * stride / d "
+                        "(stride " + std::to_string(b.conflict_stride) + ", " + std::to_string(int(b.conflict_degree)) +
+                        "-way); width = stride 1's bytes per clock over the banks";
+}
+
 // Per width and mode: the penalty per extra way, the slope of cycles over the bank model's
 // wavefronts (for 32-bit accesses at stride 1..32 these are the conflict degrees 1..32).
 void summarize_bank(SummaryContext& sc) {
@@ -135,6 +167,7 @@ void summarize_bank(SummaryContext& sc) {
       sc.add_metric(out, "shared/cycles_per_extra_way", single_value(f.slope));
       out.extra["fit"] = {{"slope", f.slope}, {"intercept", f.intercept}, {"r2", f.r2}};
     }
+  summarize_banks(sc);
 }
 
 ProbeSpec bank_spec() {
@@ -152,15 +185,20 @@ ProbeSpec bank_spec() {
                {"shared/cycles_per_warp_load", "cycles", "SM cycles per warp-wide shared load, 32 warps issuing"},
                {"shared/bytes_per_clk", "B/clk/SM", "bytes the warps asked for per SM clock"},
                {"shared/model_wavefronts", "passes", "bank model: most distinct words one bank must deliver (conflict degree)"},
-               {"shared/cycles_per_extra_way", "cycles", "slope of cycles over the model's wavefronts (stride >= 1)"}};
+               {"shared/cycles_per_extra_way", "cycles", "slope of cycles over the model's wavefronts (stride >= 1)"},
+               {"shared/banks", "count", "banks the 32-bit stride sweep shows (analysis/bank_model infer_banks)"},
+               {"shared/bank_width_bytes", "B", "stride 1's bytes per clock over the banks"}};
   // 32-bit words: the seeds' banks are 4 B wide. Stride 1 is conflict-free (stride 0 broadcasts);
   // stride 32 puts all 32 lanes in one bank. The penalty per way is the derived slope.
   const auto lat = [](ParamValue stride) {
     return Params{{"mode", std::string("latency")}, {"stride", std::move(stride)}, {"width", std::int64_t(4)}};
   };
+  const Params banks{{"mode", std::string("throughput")}, {"stride", std::string("banks")}, {"width", std::int64_t(4)}};
   s.covers = {{"smem.latency", "shared/latency_cycles", lat(std::int64_t(1))},
               {"smem.bank_conflict.latency_32way", "shared/latency_cycles", lat(std::int64_t(32))},
-              {"smem.bank_conflict.penalty_per_way", "shared/cycles_per_extra_way", lat(std::string("slope"))}};
+              {"smem.bank_conflict.penalty_per_way", "shared/cycles_per_extra_way", lat(std::string("slope"))},
+              {"smem.banks", "shared/banks", banks},
+              {"smem.bank_width", "shared/bank_width_bytes", banks}};
   s.run = run_bank;
   s.summarize = summarize_bank;
   s.time_cap_s = 6;

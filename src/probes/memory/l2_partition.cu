@@ -1,6 +1,7 @@
 // Near and far L2 hit and DRAM latency of every SM and the partition map: each SM in turn reads the
 // same sampled lines; clustering the SM x line latencies splits SMs and lines into L2 partitions.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <numeric>
@@ -232,6 +233,26 @@ void run_partition(ProbeContext& ctx) {
 
 // The partition map as a derived record: groups with their SM ids, per-SM near/far latency, the
 // lines' homes and the SM-to-SM distance matrix (RMS difference of the SMs' latency rows).
+// One SM's latency across the sampled lines, as the curve's levels: "SM 0 over 128 lines: 64
+// homed near at 282 cycles (median), 64 far at 463; 270-481 cycles". An item about one SM's L2
+// latency across addresses reads it.
+std::string first_sm_curve(const Matrix& first, const PartitionMap& m, const std::vector<unsigned>& sms) {
+  if (first.empty() || sms.empty()) return "";
+  std::vector<double> near, far, all;
+  for (std::size_t l = 0; l < first[0].size(); ++l) {
+    if (!std::isfinite(first[0][l])) continue;
+    all.push_back(first[0][l]);
+    (m.line_home[l] == m.sm_group[0] ? near : far).push_back(first[0][l]);
+  }
+  if (all.empty()) return "";
+  const auto median_of = [](std::vector<double> v) { return v.empty() ? 0.0 : summarize(v).median; };
+  const auto [lo, hi] = std::minmax_element(all.begin(), all.end());
+  return "SM " + std::to_string(sms[0]) + " over " + std::to_string(all.size()) + " lines: " + std::to_string(near.size()) +
+         " homed near at " + std::to_string(std::lround(median_of(near))) + " cycles (median), " + std::to_string(far.size()) +
+         " far at " + std::to_string(std::lround(median_of(far))) + "; " + std::to_string(std::lround(*lo)) + "-" +
+         std::to_string(std::lround(*hi)) + " cycles";
+}
+
 void summarize_partition(SummaryContext& sc) {
   for (const Record* r : sc.ok_records()) {
     if (!r->extra.contains("latency_first_cycles")) continue;
@@ -253,6 +274,7 @@ void summarize_partition(SummaryContext& sc) {
     out.extra["groups_sm_ids"] = groups;
     out.extra["per_sm"] = per_sm;
     out.extra["line_home_group"] = m.line_home;
+    out.extra["first_sm_curve"] = first_sm_curve(first, m, sms);
     out.extra["sm_distance_cycles"] = rounded(m.distance);
     out.extra["method"] =
         "every SM reads the same sampled lines, each the first read after a write; two-means over the SMs' latency "
@@ -281,7 +303,8 @@ ProbeSpec partition_spec() {
                 "every line read first by an SM of the partition whose SM wrote it (pass 0): near or far homing hidden"}};
   // The SM x SM matrix is the derived record's extra.sm_distance_cycles; separation (far - near,
   // median over SMs) is the number that stands for it.
-  s.covers = {{"topology.l2_distance_matrix", "partition/separation_cycles", {{"lines", std::string("partition_map")}}}};
+  s.covers = {{"topology.l2_distance_matrix", "partition/separation_cycles", {{"lines", std::string("partition_map")}}},
+              {"topology.l2_latency_per_sm_curve", "extra.first_sm_curve", {{"lines", std::string("partition_map")}}}};
   s.run = run_partition;
   s.summarize = summarize_partition;
   s.time_cap_s = 6;

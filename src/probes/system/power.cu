@@ -149,6 +149,7 @@ void summarize_sm_scaling(SummaryContext& sc) {
   sc.add_metric(out, "fit/r2", single_value(f.r2));
   sc.add_metric(out, "power/static_share_pct", single_value(100 * f.static_share));
   out.extra["model"] = "P = P0 + k * active SMs, least squares over the points";
+  out.extra["curve"] = power_curve_text(sms, watts, f);
 }
 
 // --- power.clock_response ---------------------------------------------------------------
@@ -337,14 +338,34 @@ ProbeSpec sm_scaling_spec() {
   s.covers = {{"power.model.static", "power/p0_w", {{"sm_eighths", "fit"}}},
               {"power.model.per_sm", "power/w_per_sm", {{"sm_eighths", "fit"}}},
               {"power.model.static_share", "power/static_share_pct", {{"sm_eighths", "fit"}}},
-              // A curve with no derived record of its own (the fit gives P0 and W/SM): the full
-              // chip's point selects one record, and coverage counts the item open.
-              {"power.vs_active_sms", "power/w", {{"sm_eighths", std::int64_t(8)}}}};
+              // The curve's points and the line through them, as the fit record's text.
+              {"power.vs_active_sms", "extra.curve", {{"sm_eighths", "fit"}}}};
   s.run = run_sm_scaling;
   s.summarize = summarize_sm_scaling;
   s.time_cap_s = 15;
   s.quick_time_cap_s = 5;
   return s;
+}
+
+// The tensor cores' extra power: the bf16 GEMM load's power over the FFMA load's, both on every
+// SM. The GEMM also streams its operands through L2 and DRAM, and it runs at the power cap
+// (a lower clock): the difference is what saturating the tensor pipe costs on this board, not
+// the tensor cores' power alone.
+void summarize_clock_response(SummaryContext& sc) {
+  const Record* tc = nullptr;
+  const Record* ffma = nullptr;
+  for (const Record* r : sc.ok_records()) {
+    const ParamValue* load = find_param(r->params, "load");
+    if (!load || !r->metric("power/loaded_w")) continue;
+    if (to_string(*load) == "bf16_gemm") tc = r;
+    if (to_string(*load) == "ffma") ffma = r;
+  }
+  if (!tc || !ffma) return;
+  Record& out = sc.derive({{"load", std::string("tc_over_ffma")}}, {tc, ffma});
+  const double extra = tc->metric("power/loaded_w")->value() - ffma->metric("power/loaded_w")->value();
+  sc.add_metric(out, "power/tc_extra_w", single_value(extra));
+  out.extra["method"] = "bf16 GEMM (cuBLASLt, random operands) minus FFMA chains, both loading every SM; the GEMM "
+                        "also moves its operands through L2 and DRAM and runs at the power cap";
 }
 
 ProbeSpec clock_response_spec() {
@@ -372,9 +393,13 @@ ProbeSpec clock_response_spec() {
                {"clock/nvml_over_sampled_pct", "%", "NVML's loaded clock over the sampled one, minus 1"},
                {"clock/load_own_kernel_mhz", "MHz", "the FFMA load's own timed regions' clock over its last launch: the clock within the load"},
                {"power/loaded_w", "W", "NVML power samples under the load"}};
+  s.metrics.push_back({"power/tc_extra_w", "W",
+                       "power under the bf16 GEMM load (tensor cores saturated) minus power under the FFMA load on every SM"});
   s.covers = {{"platform.clock.sm_sustained", "clock/sampled_loaded_mhz", {{"load", "bf16_gemm"}}},
-              {"power.peak_measured", "power/loaded_w", {{"load", "bf16_gemm"}}}};
+              {"power.peak_measured", "power/loaded_w", {{"load", "bf16_gemm"}}},
+              {"power.tc_extra", "power/tc_extra_w", {{"load", "tc_over_ffma"}}}};
   s.run = run_clock_response;
+  s.summarize = summarize_clock_response;
   s.time_cap_s = 24;
   s.quick_time_cap_s = 5;
   return s;

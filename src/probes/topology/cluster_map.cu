@@ -167,6 +167,12 @@ void run_map(ProbeContext& ctx) {
   ctx.metric("topology/tpcs", double(r.tpc.pairs.size()));
   ctx.metric("topology/max_cluster_size", double(r.largest));
   ctx.metric("topology/nsmid", double(r.nsmid));
+  // The GPC/TPC shape only where the pairs' evidence holds; without it there is no TPC count.
+  if (const TpcShape shape = tpc_shape(r.map, r.tpc); shape.holds) {
+    ctx.metric("topology/sms_per_tpc", shape.sms_per_tpc);
+    ctx.metric("topology/gpcs_wider_than_tpc", double(shape.gpcs_wider_than_tpc));
+    ctx.metric("topology/tpcs_per_gpc_max", double(shape.tpcs_per_gpc_max));
+  }
   ctx.extra() = map_json(r);  // unseen_sms lists any SM no cluster ran on (sms_mapped < SM count)
 }
 
@@ -185,13 +191,20 @@ ProbeSpec map_spec() {
                {"topology/sms_per_gpc_max", "SMs", "largest GPC"},
                {"topology/tpcs", "TPCs", "SM pairs (2k, 2k+1) within one GPC"},
                {"topology/max_cluster_size", "blocks", "largest cluster the driver schedules (non-portable sizes allowed)"},
-               {"topology/nsmid", "ids", "%nsmid: the SM id range"}};
+               {"topology/nsmid", "ids", "%nsmid: the SM id range"},
+               {"topology/sms_per_tpc", "SMs", "SMs per TPC, where the (2k, 2k+1) pairs lie within GPCs and 2-block clusters land on them"},
+               {"topology/gpcs_wider_than_tpc", "GPCs",
+                "placement domains spanning more than one TPC: the GPCs (a lone TPC's domain is part of a GPC no cluster spanned)"},
+               {"topology/tpcs_per_gpc_max", "TPCs", "most TPCs in one GPC"}};
   s.covers = {{"topology.logical_gpc_count", "topology/gpcs", {}},
               {"topology.sms_per_gpc", "topology/sms_per_gpc_max", {}},
               {"topology.smid_range", "topology/nsmid", {}},
               {"cluster.max_size", "topology/max_cluster_size", {}},
               // The map itself is the record's extra.gpcs; the SMs it places stand for it.
-              {"topology.sm_to_gpc_map", "topology/sms_mapped", {}}};
+              {"topology.sm_to_gpc_map", "topology/sms_mapped", {}},
+              {"topology.gpc_count", "topology/gpcs_wider_than_tpc", {}},
+              {"topology.tpcs_per_gpc", "topology/tpcs_per_gpc_max", {}},
+              {"topology.sms_per_tpc", "topology/sms_per_tpc", {}}};
   s.run = run_map;
   s.time_cap_s = 10;
   s.quick_time_cap_s = 5;
