@@ -28,6 +28,7 @@
 #include "report/item_values.hpp"
 #include "report/markdown.hpp"
 #include "report/probe_json.hpp"
+#include "report/seed_items.hpp"
 #include "report/validation.hpp"
 
 namespace gd::cli {
@@ -234,12 +235,19 @@ int do_coverage(const CoverageArgs& args) {
   const CoverageReport c = compute_coverage(probes, doc ? &*doc : nullptr);
   out.write(coverage_markdown(c, true));
   for (const auto& u : c.unknown_items) std::cerr << "gpudissect: covers names no item of the reference studies: " << u << "\n";
+  // A row of data/coverage/sass-covers.csv for a probe this build lacks would answer nothing, silently.
+  bool orphan_rows = false;
+  for (const TableCover& t : table_covers())
+    if (std::none_of(probes.begin(), probes.end(), [&](const ProbeSpec* p) { return p->id == t.probe; })) {
+      std::cerr << "gpudissect: data/coverage/sass-covers.csv: " << t.item << " names no probe of this build: " << t.probe << "\n";
+      orphan_rows = true;
+    }
   if (args.check_covers) {
     if (!doc) throw UserError("--check-covers needs a run file");
     for (const auto& p : c.cover_problems) std::cerr << "gpudissect: cover " << p << "\n";
   }
   const bool covers_bad = args.check_covers && !c.cover_problems.empty();
-  return c.unknown_items.empty() && !covers_bad ? 0 : 1;
+  return c.unknown_items.empty() && !covers_bad && !orphan_rows ? 0 : 1;
 }
 
 void add_coverage(CLI::App& app, std::function<int()>& action) {

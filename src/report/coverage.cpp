@@ -25,8 +25,8 @@ std::string to_string(CoverageState s) {
 std::vector<std::string> unknown_covers(const std::vector<const ProbeSpec*>& probes) {
   std::vector<std::string> out;
   for (const ProbeSpec* p : probes)
-    for (const SeedCover& c : p->covers)
-      if (!is_seed_item(c.item)) out.push_back(p->id + ": " + c.item);
+    for (const SeedCover* c : covers_of(*p))
+      if (!is_seed_item(c->item)) out.push_back(p->id + ": " + c->item);
   return out;
 }
 
@@ -70,8 +70,9 @@ std::string CoverSelection::problem() const {
 std::vector<CoverSelection> cover_selections(const RunDocument& run, const std::vector<const ProbeSpec*>& probes) {
   std::vector<CoverSelection> out;
   for (const ProbeSpec* p : probes)
-    for (const SeedCover& c : p->covers) {
-      CoverSelection s{p, &c, {}, nullptr};
+    for (const SeedCover* cover : covers_of(*p)) {
+      const SeedCover& c = *cover;
+      CoverSelection s{p, cover, {}, nullptr};
       bool ran_there = false;
       for (const Record& r : run.records) {
         if (r.id != p->id) continue;
@@ -163,8 +164,8 @@ CoverageReport compute_coverage(const std::vector<const ProbeSpec*>& probes, con
     const ProbeSpec* by = nullptr;
     const SeedCover* cover = nullptr;
     for (const ProbeSpec* p : probes)
-      for (const SeedCover& c : p->covers)
-        if (!by && c.item == ic.id) by = p, cover = &c;
+      for (const SeedCover* c : covers_of(*p))
+        if (!by && c->item == ic.id) by = p, cover = c;
     if (by) ic.probe = by->id, ic.metric = cover->metric;
     if (!run) {
       ic.state = by ? CoverageState::Covered : CoverageState::Open;

@@ -30,6 +30,24 @@ std::string ItemValue::display(int digits) const {
   return fmt_num(value, digits) + " " + unit;
 }
 
+std::vector<const SeedCover*> covers_of(const ProbeSpec& p) {
+  // The table's rows as SeedCovers, built once: their addresses are handed out.
+  static const std::vector<std::pair<std::string, SeedCover>> from_table = [] {
+    std::vector<std::pair<std::string, SeedCover>> out;
+    for (const TableCover& t : table_covers()) {
+      Params where;
+      for (const auto& [k, v] : t.where) where.emplace_back(k, v);
+      out.emplace_back(t.probe, SeedCover{t.item, t.metric, where});
+    }
+    return out;
+  }();
+  std::vector<const SeedCover*> out;
+  for (const SeedCover& c : p.covers) out.push_back(&c);
+  for (const auto& [probe, c] : from_table)
+    if (probe == p.id) out.push_back(&c);
+  return out;
+}
+
 std::string checked_opcodes(const SassCheck& check) {
   if (check.status != SassStatus::Verified) return "";
   const std::string& d = check.detail;
@@ -185,11 +203,11 @@ std::map<std::string, ItemValue> item_values(const RunDocument& doc, const std::
     if (!rule.item.empty())
       if (auto h = resolve_headline(doc, rule)) out.emplace(rule.item, h->value);
   for (const ProbeSpec* p : probes)
-    for (const SeedCover& c : p->covers) {
-      if (out.count(c.item)) continue;
-      if (auto v = metric_value(doc, p->id, c.metric, c.where)) {
-        v->item = c.item;
-        out.emplace(c.item, *v);
+    for (const SeedCover* c : covers_of(*p)) {
+      if (out.count(c->item)) continue;
+      if (auto v = metric_value(doc, p->id, c->metric, c->where)) {
+        v->item = c->item;
+        out.emplace(c->item, *v);
       }
     }
   if (auto v = worst_spread(doc, "platform.method.chain_latency_precision", "latency.alu.", "latency/cycles", false))

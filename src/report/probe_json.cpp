@@ -1,6 +1,7 @@
 #include "report/probe_json.hpp"
 
 #include "core/registry.hpp"
+#include "report/item_values.hpp"
 
 namespace gd {
 
@@ -29,7 +30,8 @@ nlohmann::json views_json(const ProbeSpec& p) {
 
 nlohmann::json covers_json(const ProbeSpec& p) {
   nlohmann::json out = nlohmann::json::array();
-  for (const SeedCover& c : p.covers) out.push_back({{"item", c.item}, {"metric", c.metric}, {"where", to_json(c.where)}});
+  for (const SeedCover* c : covers_of(p))
+    out.push_back({{"item", c->item}, {"metric", c->metric}, {"where", to_json(c->where)}});
   return out;
 }
 

@@ -95,6 +95,30 @@ std::optional<std::string> reported_value_source(const std::string& probe, const
   return std::nullopt;
 }
 
+static std::vector<std::pair<std::string, std::string>> parse_where(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t from = 0; from < text.size();) {
+    std::size_t end = text.find(';', from);
+    if (end == std::string::npos) end = text.size();
+    const std::string pair = text.substr(from, end - from);
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
+      throw std::invalid_argument("sass-covers.csv: '" + pair + "' is not key=value");
+    out.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
+    from = end + 1;
+  }
+  return out;
+}
+
+const std::vector<TableCover>& table_covers() {
+  static const std::vector<TableCover> rows = table_rows<TableCover>(kSassCoversCsv, [](const auto& f) {
+    if (f[2] != "sass" && f[2] != "ran")
+      throw std::invalid_argument("sass-covers.csv: " + f[0] + ": metric must be sass or ran, not '" + f[2] + "'");
+    return TableCover{f[0], f[1], f[2], parse_where(f[3])};
+  });
+  return rows;
+}
+
 std::optional<std::string> curve_axis(const std::string& id) {
   static const auto curves = table_rows<std::pair<std::string, std::string>>(
       kCurveItemsCsv, [](const auto& f) { return std::pair{f[0], f[1]}; });

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "report/item_values.hpp"
+#include "report/seed_items.hpp"
 #include "support/sample_run.hpp"
 
 namespace gd {
@@ -118,6 +121,27 @@ TEST(Coverage, TheCheckedSassAnswersLoweringsAsReportedAndFeaturesAsMeasured) {
   const CoverageReport u = compute_coverage({&div, &mma}, &unchecked);
   EXPECT_EQ(item(u, "isa.lowering.div_u64").state, CoverageState::NotRun);
   EXPECT_EQ(item(u, "features.mma_sync").state, CoverageState::NotRun);
+}
+
+TEST(Coverage, CoversDeclaredAsDataJoinTheProbesOwn) {
+  // data/coverage/sass-covers.csv names latency.alu.idiv_u64's checked SASS for isa.lowering.div_u64:
+  // the probe's code declares no such cover.
+  const ProbeSpec div = probe("latency.alu.idiv_u64", {{"latency.alu.div_u64", "latency/cycles", {}}});
+  const auto covers = covers_of(div);
+  ASSERT_GE(covers.size(), 2u);
+  EXPECT_EQ(covers[0]->item, "latency.alu.div_u64");
+  EXPECT_TRUE(std::any_of(covers.begin(), covers.end(),
+                          [](const SeedCover* c) { return c->item == "isa.lowering.div_u64" && c->metric == "sass"; }));
+  Record d = record("latency.alu.idiv_u64", {}, {metric("latency/cycles", "cycles", 311, 311, 311, 5)});
+  d.sass.detail = "sm_90a, 1 kernel(s) launched and checked: k(int): CALL.REL.NOINC x32, MUFU.RCP x1";
+  const RunDocument run = h200_run({d});
+  const CoverageReport c = compute_coverage({&div}, &run);
+  EXPECT_EQ(item(c, "isa.lowering.div_u64").state, CoverageState::Reported);
+  EXPECT_EQ(item(c, "latency.alu.div_u64").state, CoverageState::Measured);
+  for (const TableCover& t : table_covers()) {
+    EXPECT_TRUE(is_seed_item(t.item)) << t.item;
+    EXPECT_TRUE(t.metric == "sass" || t.metric == "ran") << t.item;
+  }
 }
 
 TEST(Coverage, TheMethodsPrecisionIsTheWidestSpreadOfItsRepeatedRecords) {

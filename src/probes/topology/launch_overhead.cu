@@ -140,7 +140,9 @@ ProbeSpec overhead_spec() {
             expect_sass("*pdl_second_kernel*", SassRegion::Whole, {{"STG.E.64", 1, 1}})};
   s.metrics = {{"overhead/us", "us", "microseconds per launch (or per dependent gap)"}};
   s.covers = {{"sync.pdl.kernel_gap", "overhead/us", {{"what", std::string("pdl_gap")}}},
-              {"sync.pdl.serial_gap", "overhead/us", {{"what", std::string("dependent_gap")}}}};
+              {"sync.pdl.serial_gap", "overhead/us", {{"what", std::string("dependent_gap")}}},
+              // The feature, answered by the gap it measures (griddepcontrol launches on the chip).
+              {"features.pdl", "overhead/us", {{"what", std::string("pdl_gap")}}}};
   s.run = run_overhead;
   s.time_cap_s = 8;
   s.quick_time_cap_s = 4;
