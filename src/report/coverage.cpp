@@ -195,12 +195,13 @@ CoverageReport compute_coverage(const std::vector<const ProbeSpec*>& probes, con
       continue;
     }
     if (by) {
-      // Skipped on this chip: the harness said why.
-      auto skipped = std::find_if(run->records.begin(), run->records.end(),
-                                  [&](const Record& r) { return r.id == by->id && r.status == Status::Skipped; });
-      if (skipped != run->records.end()) {
+      // Skipped on this chip where the cover points (not at some other point of the probe): the
+      // harness said why.
+      const auto sel = std::find_if(selections.begin(), selections.end(),
+                                    [&](const CoverSelection& s) { return s.cover->item == ic.id && s.skipped; });
+      if (sel != selections.end()) {
         ic.state = CoverageState::NotApplicable;
-        ic.reason = skipped->reason;
+        ic.reason = sel->skipped->reason;
       } else {
         ic.state = CoverageState::NotRun;
       }

@@ -166,6 +166,10 @@ TEST(Coverage, SkippedProbesAreNotApplicableWithTheirReasonAndUnselectedOnesNotR
   EXPECT_EQ(item(c, "latency.alu.ffma").state, CoverageState::NotApplicable);
   EXPECT_EQ(item(c, "latency.alu.ffma").reason, "needs sm_100");
   EXPECT_EQ(item(c, "memory.l1.latency").state, CoverageState::NotRun);
+  // A skip at another point of the probe says nothing about the point the cover names.
+  const RunDocument other = h200_run({not_run("memory.latency.chase", {{"level", std::string("DSMEM")}}, Status::Skipped,
+                                              "DSMEM reaches only the SMs of one GPC")});
+  EXPECT_EQ(item(compute_coverage({&chase}, &other), "memory.l1.latency").state, CoverageState::NotRun);
 }
 
 TEST(Coverage, WithoutARunItemsAreCoveredOrStillOpen) {
