@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/inflight.hpp"
+#include "analysis/latency_rise.hpp"
 #include "core/device_buffer.hpp"
 #include "core/event_timing.hpp"
 #include "core/launch.cuh"
@@ -118,40 +119,56 @@ inline std::vector<MetricSpec> inflight_metrics() {
           {"knee/bytes_per_sm", "B", "least bytes in flight per SM reaching 95 % of the plateau"},
           {"latency/littles_unloaded_ns", "ns", "Little's-law latency below half the plateau (median)"},
           {"latency/littles_unloaded_cycles", "cycles", "the same at the observed SM clock"},
-          {"latency/littles_knee_ns", "ns", "Little's-law latency at the knee (saturated)"}};
+          {"latency/littles_knee_ns", "ns", "Little's-law latency at the knee (saturated)"},
+          {"latency/doubled_at_bytes_per_sm", "B", "least bytes in flight per SM whose Little's-law latency is twice the unloaded"},
+          {"latency/doubled_ns", "ns", "Little's-law latency at that depth"}};
 }
 
-// The point's metrics: bandwidth, its depth and the Little's-law latency at that depth.
-inline void emit_inflight_point(ProbeContext& ctx, const Summary& tbps, double inflight_per_sm) {
+// The point's metrics: bandwidth, its depth and the Little's-law latency at that depth, over
+// `busy_sms` SMs (0: all of them).
+inline void emit_inflight_point(ProbeContext& ctx, const Summary& tbps, double inflight_per_sm, int busy_sms = 0) {
   ctx.metric("bandwidth/tbps", tbps);
   ctx.metric("inflight/bytes_per_sm", inflight_per_sm);
-  ctx.metric("latency/littles_ns", littles_latency_ns(inflight_per_sm, tbps.median, ctx.device().sm_count));
+  ctx.metric("latency/littles_ns",
+             littles_latency_ns(inflight_per_sm, tbps.median, busy_sms > 0 ? busy_sms : ctx.device().sm_count));
+}
+
+// The in-flight analysis of `pts` (records with a bandwidth and a depth) as one derived record
+// with `params`: plateau, knee, Little's-law latencies, and the least depth at which the latency
+// has doubled over the unloaded one (queueing in the copy engine). nullptr when no point has both.
+inline Record* derive_inflight(SummaryContext& sc, const Params& params, const std::vector<const Record*>& pts) {
+  std::vector<InflightPoint> curve;
+  for (const Record* r : pts)
+    if (r->metric("bandwidth/tbps") && r->metric("inflight/bytes_per_sm"))
+      curve.push_back({r->metric("inflight/bytes_per_sm")->value(), r->metric("bandwidth/tbps")->value()});
+  if (curve.empty()) return nullptr;
+  const int sms = sc.device().sm_count;
+  const InflightCurve c = analyze_inflight(curve, sms);
+  Record& d = sc.derive(params, pts);
+  sc.add_metric(d, "bandwidth/tbps", single_value(c.plateau_tbps));
+  sc.add_metric(d, "knee/bytes_per_sm", single_value(c.knee_bytes_per_sm));
+  sc.add_metric(d, "latency/littles_knee_ns", single_value(c.knee_latency_ns));
+  if (c.unloaded_latency_ns == c.unloaded_latency_ns) {
+    sc.add_metric(d, "latency/littles_unloaded_ns", single_value(c.unloaded_latency_ns));
+    if (d.sm_clock_mhz > 0)
+      sc.add_metric(d, "latency/littles_unloaded_cycles", single_value(c.unloaded_latency_ns * d.sm_clock_mhz * 1e-3));
+    const LatencyRise rise = latency_rise(c.envelope, sms, c.unloaded_latency_ns);
+    if (rise.found) {
+      sc.add_metric(d, "latency/doubled_at_bytes_per_sm", single_value(rise.bytes_per_sm));
+      sc.add_metric(d, "latency/doubled_ns", single_value(rise.latency_ns));
+    }
+  }
+  nlohmann::json env = nlohmann::json::array();
+  for (const InflightPoint& p : c.envelope) env.push_back({p.bytes_per_sm, p.tbps});
+  d.extra["envelope_bytes_per_sm_tbps"] = env;
+  d.extra["knee_tbps"] = c.knee_tbps;
+  return &d;
 }
 
 // Per source: the curve over every configuration of the sweep, as one derived record.
 inline void summarize_inflight(SummaryContext& sc) {
-  for (const std::string where : {"dram", "l2"}) {
-    const std::vector<const Record*> pts = sc.ok_records({{"source", where}});
-    std::vector<InflightPoint> curve;
-    for (const Record* r : pts)
-      if (r->metric("bandwidth/tbps") && r->metric("inflight/bytes_per_sm"))
-        curve.push_back({r->metric("inflight/bytes_per_sm")->value(), r->metric("bandwidth/tbps")->value()});
-    if (curve.empty()) continue;
-    const InflightCurve c = analyze_inflight(curve, sc.device().sm_count);
-    Record& d = sc.derive({{"source", where}, {"curve", std::string("knee")}}, pts);
-    sc.add_metric(d, "bandwidth/tbps", single_value(c.plateau_tbps));
-    sc.add_metric(d, "knee/bytes_per_sm", single_value(c.knee_bytes_per_sm));
-    sc.add_metric(d, "latency/littles_knee_ns", single_value(c.knee_latency_ns));
-    if (c.unloaded_latency_ns == c.unloaded_latency_ns) {
-      sc.add_metric(d, "latency/littles_unloaded_ns", single_value(c.unloaded_latency_ns));
-      if (d.sm_clock_mhz > 0)
-        sc.add_metric(d, "latency/littles_unloaded_cycles", single_value(c.unloaded_latency_ns * d.sm_clock_mhz * 1e-3));
-    }
-    nlohmann::json env = nlohmann::json::array();
-    for (const InflightPoint& p : c.envelope) env.push_back({p.bytes_per_sm, p.tbps});
-    d.extra["envelope_bytes_per_sm_tbps"] = env;
-    d.extra["knee_tbps"] = c.knee_tbps;
-  }
+  for (const std::string where : {"dram", "l2"})
+    derive_inflight(sc, {{"source", where}, {"curve", std::string("knee")}}, sc.ok_records({{"source", where}}));
 }
 
 // --- the TMA ring: one thread per CTA keeps `stages` copies in flight ------------------------
@@ -202,6 +219,7 @@ unsigned ring_expected_sum(const Source& src, int trips, unsigned blocks, unsign
 
 struct RingShape {
   int ctas_per_sm = 1, stages = 1;
+  int ctas = 0;  // CTAs in the grid, one per SM (ctas_per_sm must be 1); 0: ctas_per_sm on every SM
 };
 
 // Runs one ring point: checks the sum of a short run, then times launches of ~2 ms and emits
@@ -213,6 +231,11 @@ void run_ring(ProbeContext& ctx, const RingShape& shape, const std::string& wher
   if (shape.stages < 1 || shape.stages > kMaxRingStages)
     throw UserError("stages must be in 1.." + std::to_string(kMaxRingStages));
   const DeviceInfo& d = ctx.device();
+  if (shape.ctas < 0 || (shape.ctas > 0 && shape.ctas_per_sm != 1))
+    throw UserError("a ring over a CTA count runs one CTA per SM");
+  if (shape.ctas > d.sm_count)
+    ctx.skip(std::to_string(shape.ctas) + " CTAs requested, the chip has " + std::to_string(d.sm_count) +
+             " SMs (one CTA per SM)");
   const Source probe_src = make(buf.bytes());
   const long long unit = probe_src.bytes();
   const int smem = int(unit * shape.stages) + 1024;  // + alignment slack for swizzled boxes
@@ -225,10 +248,13 @@ void run_ring(ProbeContext& ctx, const RingShape& shape, const std::string& wher
     ctx.skip(std::to_string(shape.ctas_per_sm) + " CTAs/SM requested, " + std::to_string(fit) + " fit (" +
              std::to_string(smem) + " B of shared memory each)");
   // A --functional run: two SMs' worth of CTAs, the occupancy of each SM unchanged.
-  const unsigned blocks = ctx.sized(unsigned(d.sm_count * shape.ctas_per_sm), unsigned(2 * shape.ctas_per_sm));
+  // A CTA count: that many SMs hold one CTA each (the block scheduler spreads a grid smaller than
+  // the chip one block per SM); per SM means per busy SM.
+  const int busy_sms = shape.ctas > 0 ? shape.ctas : d.sm_count;
+  const unsigned blocks = ctx.sized(unsigned(busy_sms * shape.ctas_per_sm), unsigned(std::min(busy_sms, 2) * shape.ctas_per_sm));
   const long long trip_bytes = (long long)blocks * unit;
   const double inflight_per_sm = double(shape.ctas_per_sm) * shape.stages * unit;
-  const long long bytes = launch_bytes(ctx, where, inflight_per_sm * d.sm_count, trip_bytes, 4LL * shape.stages, region.buffer_bytes);
+  const long long bytes = launch_bytes(ctx, where, inflight_per_sm * busy_sms, trip_bytes, 4LL * shape.stages, region.buffer_bytes);
   const int trips = int(bytes / trip_bytes);
   DeviceBuffer<unsigned> sum(1);
   DeviceBuffer<RegionTiming> timing(blocks);
@@ -250,9 +276,10 @@ void run_ring(ProbeContext& ctx, const RingShape& shape, const std::string& wher
       measure_event_timed(ctx, stream, [&](double s) { return double(bytes) / s / 1e12; }, stream_policy()).summary;
   ctx.set_observed_sm_clock_mhz(clock_mhz(timing.to_host()),
                                 "clock64 over %globaltimer, read by thread 0 of every block of the last timed launch");
-  emit_inflight_point(ctx, tbps, inflight_per_sm);
+  emit_inflight_point(ctx, tbps, inflight_per_sm, busy_sms);
   ctx.extra()["bytes_per_launch"] = bytes;
   ctx.extra()["shared_bytes_per_cta"] = smem;
+  if (shape.ctas > 0) ctx.extra()["busy_sms"] = busy_sms;
 }
 
 }  // namespace

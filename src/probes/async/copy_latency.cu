@@ -1,5 +1,5 @@
 // Latency of one asynchronous copy, issue to completion, for an L2 hit and from DRAM: a cp.async
-// group (to wait_group), a bulk copy and a 1D tensor (TMA) load (to mbarrier completion), each
+// group (to wait_group), a bulk copy and a 1D or 2D tensor (TMA) load (to mbarrier completion), each
 // beside a plain load of the same lines: the overhead a pipeline's first stage pays per trip.
 #include <cstdint>
 #include <random>
@@ -65,6 +65,20 @@ struct TensorLoad1d {
   }
 };
 
+// The same 16 bytes through a 2D map: the chase viewed as rows of one line each, a box of 4 x 1
+// at column 0 of row idx (a tile load's descriptor walk over two dimensions).
+struct TensorLoad2d {
+  static constexpr const char* name = "tensor_2d";
+  static constexpr const char* tag = "TensorLoad2d";
+  static constexpr const char* sass = "UTMALDG.2D+SYNCS.PHASECHK+LDS";
+  __device__ static unsigned step(const char*, const CUtensorMap* map, unsigned slot, unsigned bar, unsigned idx, int k) {
+    ptx::mbarrier_arrive_expect_tx(bar, 16);
+    ptx::tensor_load<2>(slot, map, bar, 0, int(idx));
+    ptx::mbarrier_wait_parity(bar, unsigned(k) & 1u);
+    return ptx::ld_shared_u32(slot);
+  }
+};
+
 // One thread chases the links; the k-th step of a launch uses mbarrier phase k & 1.
 template <class Mech>
 __global__ void copy_chase_kernel(const char* base, const __grid_constant__ CUtensorMap map, unsigned start, int trips,
@@ -101,7 +115,7 @@ __global__ void link_lines_lcg_kernel(unsigned* lines, unsigned n, unsigned a, u
 template <class Mech>
 using ChaseKernel = void (*)(const char*, const CUtensorMap, unsigned, int, unsigned*, RegionTiming*);
 
-using Mechanisms = async::VariantTable<PlainLoad, CpAsyncGroup, BulkCopy, TensorLoad1d>;
+using Mechanisms = async::VariantTable<PlainLoad, CpAsyncGroup, BulkCopy, TensorLoad1d, TensorLoad2d>;
 
 void run_copy_latency(ProbeContext& ctx) {
   const std::string mech = ctx.str_param("mechanism"), level = ctx.str_param("level");
@@ -129,6 +143,16 @@ void run_copy_latency(ProbeContext& ctx) {
     spec.base = chase.get();
     spec.dims[0] = chase.size();
     spec.box[0] = 4;  // 16 bytes, as the other mechanisms copy
+    map = encode_tiled_tensor_map(spec);
+  } else if (mech == "tensor_2d") {
+    TiledTensorMapSpec spec;
+    spec.rank = 2;
+    spec.base = chase.get();
+    spec.dims[0] = kLineBytes / 4;
+    spec.dims[1] = lines;
+    spec.strides[1] = kLineBytes;
+    spec.box[0] = 4;
+    spec.box[1] = 1;
     map = encode_tiled_tensor_map(spec);
   }
   DeviceBuffer<unsigned> out(1);
@@ -174,19 +198,22 @@ void summarize_copy_latency(SummaryContext& sc) {
 ProbeSpec copy_latency_spec() {
   ProbeSpec s;
   s.id = "async.latency.copy";
-  s.description = "issue-to-completion latency of one cp.async group, bulk copy and 1D TMA load vs a plain ld, L2 hit and DRAM";
+  s.description = "issue-to-completion latency of one cp.async group, bulk copy and 1D/2D TMA load vs a plain ld, L2 hit and DRAM";
   s.needs.min_cc = 90;
   s.needs.features = {Feature::Tma};
   s.axes = {Axis::list("mechanism", Mechanisms::names()), Axis::list("level", std::vector<std::string>{"l2", "dram"})};
   s.sass = Mechanisms::sass("copy_chase_kernel", SassRegion::Clocked, kUnroll);
   for (SassExpectation& e : s.sass)
-    if (e.kernel.find(TensorLoad1d::tag) != std::string::npos) e.forbid = async::tensor_copy_forbid();
+    if (e.kernel.find(TensorLoad1d::tag) != std::string::npos || e.kernel.find(TensorLoad2d::tag) != std::string::npos)
+      e.forbid = async::tensor_copy_forbid();
   s.sass.push_back(expect_sass("*link_lines_lcg_kernel*", SassRegion::Whole, {{"STG.E", 1, -1}}));
   s.metrics = chain_latency_metrics("cycles from issuing one copy to its data being usable (chain slope)");
   s.metrics.push_back({"overhead/cycles", "cycles", "derived: latency over a plain ld.global.cg of the same lines"});
   s.metrics.push_back({"overhead/ns", "ns", "the same in ns"});
   s.covers = {{"async.tma.load.latency_1d", "latency/cycles",
-               {{"mechanism", std::string("tensor_1d")}, {"level", std::string("dram")}}}};
+               {{"mechanism", std::string("tensor_1d")}, {"level", std::string("dram")}}},
+              {"async.tma.load.latency_2d", "latency/cycles",
+               {{"mechanism", std::string("tensor_2d")}, {"level", std::string("dram")}}}};
   s.run = run_copy_latency;
   s.summarize = summarize_copy_latency;
   s.time_cap_s = 12;

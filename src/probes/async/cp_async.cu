@@ -1,11 +1,15 @@
 // cp.async (LDGSTS) read streams into a shared-memory ring, swept over bytes in flight per SM
 // (CTAs/SM x threads x stages x copy size): where the knee lies tells a kernel author how deep a
 // cp.async pipeline must be to reach DRAM or L2 bandwidth, and Little's law gives the latency.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
+#include "analysis/fit.hpp"
 #include "core/launch.cuh"
 #include "core/ptx_async.cuh"
 #include "core/registry.hpp"
@@ -62,7 +66,8 @@ struct Cg16L2Fetch256 : CpRow<16, CpAsyncCache::Cg, false, false, true> {
   static constexpr const char* sass = "LDGSTS.E.BYPASS.LTC256B.128";
 };
 
-constexpr int kStages[] = {1, 2, 4, 8, 16};
+// 12: the SM_100 study's MLA kernel setting (2 warps, 12 stages); the full rows sweep it.
+constexpr int kStages[] = {1, 2, 4, 8, 12, 16};
 constexpr int kMaxThreads = 256;
 
 // Each thread keeps `Stages` copies of its own slot in flight and consumes only what it copied
@@ -113,8 +118,9 @@ StreamKernel<Row> stream_kernel(int stages) {
     case 2: return cp_async_stream_kernel<Row, 2>;
     case 4: return cp_async_stream_kernel<Row, 4>;
     case 8: return cp_async_stream_kernel<Row, 8>;
+    case 12: return cp_async_stream_kernel<Row, 12>;
     case 16: return cp_async_stream_kernel<Row, 16>;
-    default: throw UserError("no cp.async ring with " + std::to_string(stages) + " stages (1, 2, 4, 8, 16)");
+    default: throw UserError("no cp.async ring with " + std::to_string(stages) + " stages (1, 2, 4, 8, 12, 16)");
   }
 }
 
@@ -183,11 +189,51 @@ void run_cp_async_stream(ProbeContext& ctx) {
   ctx.extra()["shared_bytes_per_cta"] = smem;
 }
 
+// Per source, CTAs/SM and thread count: the curve over stages, its best and the least stages
+// reaching 95 % of it (the depth a pipeline of that shape needs).
+void summarize_over_stages(SummaryContext& sc) {
+  std::vector<Params> shapes;
+  for (const Record* r : sc.ok_records()) {
+    Params g;
+    for (const char* axis : {"source", "ctas_per_sm", "threads"})
+      if (const ParamValue* v = find_param(r->params, axis)) g.emplace_back(axis, *v);
+    if (g.size() == 3 && find_param(r->params, "stages") && std::find(shapes.begin(), shapes.end(), g) == shapes.end()) shapes.push_back(g);
+  }
+  for (const Params& g : shapes) {
+    std::vector<std::pair<double, const Record*>> by_stages;
+    for (const Record* r : sc.ok_records(g))
+      if (const ParamValue* st = find_param(r->params, "stages");
+          st && std::holds_alternative<std::int64_t>(*st) && r->metric("bandwidth/tbps"))
+        by_stages.push_back({double(std::get<std::int64_t>(*st)), r});
+    if (by_stages.size() < 2) continue;  // one point is no curve
+    std::sort(by_stages.begin(), by_stages.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<double> x, y;
+    std::vector<const Record*> srcs;
+    for (const auto& [st, r] : by_stages) {
+      x.push_back(st);
+      y.push_back(r->metric("bandwidth/tbps")->value());
+      srcs.push_back(r);
+    }
+    const Knee k = find_knee(x, y);
+    Params p = g;
+    p.emplace_back("curve", std::string("over_stages"));
+    Record& d = sc.derive(p, srcs);
+    sc.add_metric(d, "bandwidth/tbps", single_value(k.peak));
+    sc.add_metric(d, "knee/stages", single_value(k.x));
+    nlohmann::json curve = nlohmann::json::array();
+    for (std::size_t i = 0; i < x.size(); ++i) curve.push_back({x[i], y[i]});
+    d.extra["stages_tbps"] = curve;
+  }
+}
+
+void summarize_cp_async(SummaryContext& sc) {
+  async::summarize_inflight(sc);
+  summarize_over_stages(sc);
+}
+
 // The seed items each row measures (gpudissect coverage): the knee record of the DRAM curve, and
-// for 16-byte .cg the SM_100 study's MLA configurations (1 CTA/SM, 64/128/256 threads). Those are
-// curves over stages with no derived record of their own yet: each cover names its deepest point
-// (16 stages) so that it selects one record, and coverage counts the item open until the probe
-// derives the best per configuration.
+// for 16-byte .cg the SM_100 study's MLA configurations (1 CTA/SM, 64/128/256 threads): their
+// curves over stages, and the MLA kernel's own point (2 warps, 12 stages).
 std::vector<SeedCover> cp_async_covers(const std::string& row) {
   const Params knee{{"source", std::string("dram")}, {"curve", std::string("knee")}};
   if (row == "ca8") return {{"async.cp_async.bw_vs_inflight.8b", "bandwidth/tbps", knee}};
@@ -195,13 +241,17 @@ std::vector<SeedCover> cp_async_covers(const std::string& row) {
   if (row != "cg16") return {};
   const auto mla = [](std::int64_t threads) {
     return Params{{"source", std::string("dram")}, {"ctas_per_sm", std::int64_t(1)}, {"threads", threads},
-                  {"stages", std::int64_t(16)}};
+                  {"curve", std::string("over_stages")}};
   };
+  const Params mla_kernel{{"source", std::string("dram")}, {"ctas_per_sm", std::int64_t(1)}, {"threads", std::int64_t(64)},
+                          {"stages", std::int64_t(12)}};
   return {{"async.cp_async.bw_vs_inflight.16b", "bandwidth/tbps", knee},
           {"async.cp_async.saturation_inflight", "knee/bytes_per_sm", knee},
           {"async.cp_async.peak_bw", "bandwidth/tbps", knee},
           {"async.cp_async.latency_base", "latency/littles_unloaded_ns", knee},
           {"async.cp_async.latency_vs_inflight", "latency/littles_knee_ns", knee},
+          {"async.cp_async.latency_knee", "latency/doubled_at_bytes_per_sm", knee},
+          {"async.cp_async.mla.bw_2warps_12stages", "bandwidth/tbps", mla_kernel},
           {"async.cp_async.mla.bw_vs_stages.t64", "bandwidth/tbps", mla(64)},
           {"async.cp_async.mla.bw_vs_stages.t128", "bandwidth/tbps", mla(128)},
           {"async.cp_async.mla.bw_vs_stages.t256", "bandwidth/tbps", mla(256)}};
@@ -214,7 +264,8 @@ ProbeSpec cp_async_spec() {
   s.description = std::string("cp.async ") + Row::name + " read stream into a shared-memory ring: bandwidth vs bytes in flight per SM";
   s.axes = {Axis::list("source", std::vector<std::string>{"dram", "l2"}),
             Row::full ? std::move(Axis::list("ctas_per_sm", {1, 2, 3, 4})).quick({1, 4}) : Axis::list("ctas_per_sm", std::vector<std::int64_t>{1, 4}),
-            std::move(Axis::list("stages", {1, 2, 4, 8, 16})).quick({1, 4, 16}),
+            Row::full ? std::move(Axis::list("stages", {1, 2, 4, 8, 12, 16})).quick({1, 4, 16})
+                      : std::move(Axis::list("stages", {1, 2, 4, 8, 16})).quick({1, 4, 16}),
             Row::full ? std::move(Axis::list("threads", {64, 128, 256})).quick({256}) : Axis::list("threads", std::vector<std::int64_t>{256})};
   for (int st : kStages) {
     const std::string tmpl = std::string("*cp_async_stream_kernel<*::") + Row::tag + ", " + std::to_string(st) + ">*";
@@ -223,8 +274,9 @@ ProbeSpec cp_async_spec() {
   }
   s.sass.push_back(async::fill_source_sass());
   s.metrics = async::inflight_metrics();
+  s.metrics.push_back({"knee/stages", "stages", "derived per CTAs/SM and threads: least stages reaching 95 % of the best"});
   s.run = run_cp_async_stream<Row>;
-  s.summarize = async::summarize_inflight;
+  s.summarize = summarize_cp_async;
   s.covers = cp_async_covers(Row::name);
   s.time_cap_s = Row::full ? 30 : 8;
   s.quick_time_cap_s = Row::full ? 5 : 2;

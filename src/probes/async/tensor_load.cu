@@ -3,6 +3,7 @@
 // hint, so a kernel author sees what a tile's shape and layout cost before choosing one.
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "core/launch.cuh"
@@ -145,6 +146,19 @@ void run_tensor_load(ProbeContext& ctx) {
   }
 }
 
+// Per source: the 2D boxes' curve over bytes in flight (every 2D row's points; the envelope keeps
+// the best per depth), as one derived record.
+void summarize_tensor_load(SummaryContext& sc) {
+  for (const std::string where : {"dram", "l2"}) {
+    std::vector<const Record*> pts;
+    for (const Record* r : sc.ok_records({{"source", where}}))
+      if (const ParamValue* box = find_param(r->params, "box");
+          box && std::holds_alternative<std::string>(*box) && row_named(std::get<std::string>(*box)).rank == 2)
+        pts.push_back(r);
+    async::derive_inflight(sc, {{"source", where}, {"rank", std::int64_t(2)}, {"curve", std::string("knee")}}, pts);
+  }
+}
+
 ProbeSpec tensor_load_spec() {
   ProbeSpec s;
   s.id = "async.tensor.load";
@@ -165,11 +179,11 @@ ProbeSpec tensor_load_spec() {
                                  async::tensor_copy_forbid()));
   s.sass.push_back(async::fill_source_sass());
   s.metrics = async::inflight_metrics();
-  // Curves with no derived knee yet (the probe has no summary): each cover names the point with the
-  // most bytes in flight so that it selects one record, and coverage counts the items open.
-  const Params deepest{{"source", std::string("dram")}, {"box", std::string("2d_32x128")}, {"stages", std::int64_t(4)}};
-  s.covers = {{"async.tma.bw_vs_inflight", "bandwidth/tbps", deepest},
-              {"async.tma.latency_vs_inflight", "latency/littles_ns", deepest}};
+  // The 2D curve's derived record: its plateau, and Little's-law latency at the knee.
+  const Params knee{{"source", std::string("dram")}, {"rank", std::int64_t(2)}, {"curve", std::string("knee")}};
+  s.covers = {{"async.tma.bw_vs_inflight", "bandwidth/tbps", knee},
+              {"async.tma.latency_vs_inflight", "latency/littles_knee_ns", knee}};
+  s.summarize = summarize_tensor_load;
   s.run = run_tensor_load;
   s.time_cap_s = 20;
   s.quick_time_cap_s = 4;

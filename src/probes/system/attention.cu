@@ -1,5 +1,6 @@
 // A fused attention forward kernel of our own (sm_90a: TMA, wgmma, online softmax on MUFU.EX2) under a
-// simple and FA3-style schedules, and its leave-one-out breakdown: where such a kernel's time goes.
+// simple and FA3-style schedules, its leave-one-out breakdown and the softmax's parts timed alone:
+// where such a kernel's time goes.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <cuda_fp16.h>
 
 #include "analysis/attention_reference.hpp"
+#include "analysis/chain.hpp"
 #include "analysis/tensor_rate.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
@@ -148,12 +150,10 @@ struct RowState {
   float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;
 };
 
-// One tile of the online softmax: the new running max, c = the factor for the old O and row sums,
-// and the exponentials 2^(s scale - max), handed to put(j, e0, e1, e2, e3) per 8-column block j.
-template <Stage V, class Put>
-__device__ __forceinline__ void online_softmax(const float* s, RowState& st, float scale_log2, float& c0, float& c1,
-                                               Put put) {
-  float mx0 = -INFINITY, mx1 = -INFINITY;
+// The maxima of this thread's two rows of S (r and r + 8) over the tile's kBlockN columns.
+__device__ __forceinline__ void tile_row_max(const float* s, float& mx0, float& mx1) {
+  mx0 = -INFINITY;
+  mx1 = -INFINITY;
 #pragma unroll
   for (int j = 0; j < kBlockN / 8; ++j) {
     mx0 = fmaxf(mx0, fmaxf(s[4 * j], s[4 * j + 1]));
@@ -164,6 +164,15 @@ __device__ __forceinline__ void online_softmax(const float* s, RowState& st, flo
   mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 2));
   mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 1));
   mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, 2));
+}
+
+// One tile of the online softmax: the new running max, c = the factor for the old O and row sums,
+// and the exponentials 2^(s scale - max), handed to put(j, e0, e1, e2, e3) per 8-column block j.
+template <Stage V, class Put>
+__device__ __forceinline__ void online_softmax(const float* s, RowState& st, float scale_log2, float& c0, float& c1,
+                                               Put put) {
+  float mx0, mx1;
+  tile_row_max(s, mx0, mx1);
   const float n0 = fmaxf(st.m0, mx0 * scale_log2), n1 = fmaxf(st.m1, mx1 * scale_log2);
   c0 = exp2_of<V>(st.m0 - n0);
   c1 = exp2_of<V>(st.m1 - n1);
@@ -277,6 +286,78 @@ __device__ __forceinline__ CtaWork cta_work(const FwdArgs& a) {
   const int bh = int(blockIdx.x) % a.bh;
   const int q_tile = a.q_tiles - 1 - int(blockIdx.x) / a.bh;
   return {q_tile, a.causal ? q_tile + 1 : a.seq / kBlockN, bh * a.seq};
+}
+
+// --- the softmax's parts, one at a time ----------------------------------------------------------
+// Each part of the online softmax on one 128 x 128 tile of S in registers (the main kernel's
+// layout: 256 threads, 64 values a thread), `tiles` times in a loop, one CTA alone on its SM as
+// in the main kernel: the cycles one part costs per K/V tile. Register fences (no instruction)
+// make every tile's S (and O) new to the compiler, so nothing is hoisted out of the loop.
+enum class SoftmaxPart : int {
+  RowMax,   // 64 FMNMX and 4 SHFL a thread: the two rows' maxima (tile_row_max)
+  Exp2,     // 64 FFMA + MUFU.EX2: 2^(s scale - max) of every element
+  RowSum,   // 64 FADD and 4 SHFL: the two rows' sums over the quad
+  Rescale,  // 64 FMUL: O's 128-column rows times the correction (rescale_o, head_dim 128)
+};
+
+template <SoftmaxPart P>
+__global__ void __launch_bounds__(kThreads, 1)
+    softmax_part_kernel(float spread, float scale_log2, int tiles, float* sink, RegionTiming* timing) {
+  const unsigned tid = threadIdx.x;
+  float s[kS];
+#pragma unroll
+  for (int i = 0; i < kS; ++i) s[i] = spread * float((tid * 7 + i * 13) % 17) - 3.f;
+  // n: the rows' maxima (Exp2) or the corrections near 1 (Rescale), fenced every tile.
+  float a0 = 0.f, a1 = 0.f;
+  float n0 = P == SoftmaxPart::Exp2 ? spread * 4.f : 1.f - spread * 1e-3f;
+  float n1 = P == SoftmaxPart::Exp2 ? spread * 5.f : 1.f - spread * 2e-3f;
+  __syncthreads();
+  RegionClock clock;
+  if (tid == 0) clock.begin();
+#pragma unroll 1
+  for (int t = 0; t < tiles; ++t) {
+    fence_regs<kS>(s);
+    if constexpr (P == SoftmaxPart::RowMax) {
+      float m0, m1;
+      tile_row_max(s, m0, m1);
+      a0 = fmaxf(a0, m0);
+      a1 = fmaxf(a1, m1);
+    } else if constexpr (P == SoftmaxPart::Exp2) {
+      wgmma::fence_operand(n0);
+      wgmma::fence_operand(n1);
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; ++j) {
+        s[4 * j] = exp2_of<Stage::Full>(fmaf(s[4 * j], scale_log2, -n0));
+        s[4 * j + 1] = exp2_of<Stage::Full>(fmaf(s[4 * j + 1], scale_log2, -n0));
+        s[4 * j + 2] = exp2_of<Stage::Full>(fmaf(s[4 * j + 2], scale_log2, -n1));
+        s[4 * j + 3] = exp2_of<Stage::Full>(fmaf(s[4 * j + 3], scale_log2, -n1));
+      }
+    } else if constexpr (P == SoftmaxPart::RowSum) {
+      float r0 = 0.f, r1 = 0.f;
+#pragma unroll
+      for (int j = 0; j < kBlockN / 8; ++j) {
+        r0 += s[4 * j] + s[4 * j + 1];
+        r1 += s[4 * j + 2] + s[4 * j + 3];
+      }
+      r0 += __shfl_xor_sync(0xffffffffu, r0, 1);
+      r0 += __shfl_xor_sync(0xffffffffu, r0, 2);
+      r1 += __shfl_xor_sync(0xffffffffu, r1, 1);
+      r1 += __shfl_xor_sync(0xffffffffu, r1, 2);
+      a0 += r0;
+      a1 += r1;
+    } else {
+      wgmma::fence_operand(n0);
+      wgmma::fence_operand(n1);
+      static_assert(kS == 128 / 2, "O of head_dim 128 holds as many values a thread as S");
+      rescale_o<128>(s, n0, n1);
+    }
+  }
+  __syncthreads();
+  if (tid == 0) timing[0] = clock.end();
+  float all = a0 + a1;
+#pragma unroll
+  for (int i = 0; i < kS; ++i) all += s[i];
+  if (all == 1234.5f) sink[0] = all;  // a test the compiler cannot decide: every part's results stay live
 }
 
 // The schedule "simple". One CTA: 128 query rows of one (batch, head), both warpgroups looping
@@ -922,6 +1003,37 @@ void summarize_fwd(SummaryContext& sc) {
   }
 }
 
+// --- the softmax's parts -------------------------------------------------------------------------
+struct PartRow {
+  const char* name;
+  void (*kernel)(float, float, int, float*, RegionTiming*);
+  std::vector<OpcodeExpectation> sass;  // in the timed loop, per tile and thread
+};
+const PartRow kParts[] = {
+    // sm_100a folds pairs of maxima into three-input FMNMX3: there only the two FMNMX of the running
+    // maxima remain, so the count asked of FMNMX is that, and the quad's shuffles.
+    {"row_max", softmax_part_kernel<SoftmaxPart::RowMax>, {{"FMNMX", 2, -1}, {"SHFL.BFLY", 4, -1}}},
+    {"exp2", softmax_part_kernel<SoftmaxPart::Exp2>, {{"MUFU.EX2", kS, -1}}},
+    {"row_sum", softmax_part_kernel<SoftmaxPart::RowSum>, {{"FADD", kS, -1}, {"SHFL.BFLY", 4, -1}}},
+    {"rescale", softmax_part_kernel<SoftmaxPart::Rescale>, {{"FMUL", kS, -1}}},
+};
+
+// One part: a CTA of the main kernel's 256 threads alone on an SM, chains of 64 to 512 tiles;
+// the slope is the part's cycles per tile.
+void run_softmax_part(ProbeContext& ctx) {
+  const PartRow& part = row_named(kParts, ctx.str_param("part"), "softmax part");
+  std::mt19937 rng(std::random_device{}());
+  const float spread = 0.3f + 0.1f * std::uniform_real_distribution<float>(0.f, 1.f)(rng);
+  DeviceBuffer<float> sink(1);
+  const std::vector<std::int64_t> lengths{64, 128, 256, 512};
+  const ChainLatency lat = measure_launched_chain(ctx, lengths, [&](std::int64_t tiles, RegionTiming* timing) {
+    launch(ctx, part.kernel, {dim3(1), dim3(kThreads)}, spread, float(1.4426950408889634 / std::sqrt(128.0)), int(tiles),
+           sink.get(), timing);
+  });
+  emit_chain_latency(ctx, lat);
+  ctx.extra()["tile"] = "128 query rows x 128 keys, 64 values a thread in 256 threads (the attention kernel's layout)";
+}
+
 // --- registration ---------------------------------------------------------------------------------
 Requirements attention_requirements() {
   Requirements q;  // wgmma is sm_90a-only: sm_100a (tcgen05) and sm_120a (mma.sync) would need other kernels
@@ -1032,7 +1144,12 @@ ProbeSpec breakdown_spec() {
   table.kind = ReportView::Kind::Table;
   table.metric = "time/us";
   s.views = {table};
-  const Params where = {{"head_dim", std::int64_t(128)}, {"causal", std::int64_t(0)}, {"variant", std::string("breakdown")}};
+  // The simple schedule's breakdown: its stages run one after another, so leaving one out takes its
+  // whole time away (under fa3 they overlap and the shares do not add up).
+  const Params where = {{"head_dim", std::int64_t(128)},
+                        {"causal", std::int64_t(0)},
+                        {"schedule", std::string("simple")},
+                        {"variant", std::string("breakdown")}};
   s.covers = {{"attention.flash.softmax_share", "share/softmax_pct", where},
               {"attention.flash.mma_share", "share/mma_pct", where},
               {"attention.flash.softmax_cycles", "cycles/softmax_per_kv_tile", where},
@@ -1042,8 +1159,31 @@ ProbeSpec breakdown_spec() {
   return s;
 }
 
+ProbeSpec softmax_parts_spec() {
+  ProbeSpec s;
+  s.id = "attention.softmax_parts";
+  s.description = "each part of the attention kernel's online softmax (row max, exp2, row sum, O rescale) alone on "
+                  "a 128 x 128 tile in registers: cycles per K/V tile";
+  s.needs.min_cc = 80;
+  s.axes = {Axis::list("part", row_names(kParts))};
+  for (const PartRow& r : kParts)
+    s.sass.push_back(expect_sass("*softmax_part_kernel<*SoftmaxPart)" + std::to_string(&r - kParts) + ">*",
+                                 SassRegion::Clocked, r.sass, {"LDL", "STL"}));
+  s.metrics = chain_latency_metrics("cycles per 128 x 128 tile: one CTA of 8 warps, the part alone (chain slope over tiles)");
+  s.run = run_softmax_part;
+  const auto at = [](const char* part) { return Params{{"part", std::string(part)}}; };
+  s.covers = {{"attention.flash.rowmax_cycles", "latency/cycles", at("row_max")},
+              {"attention.flash.expf_cycles", "latency/cycles", at("exp2")},
+              {"attention.flash.rowsum_cycles", "latency/cycles", at("row_sum")},
+              {"attention.flash.rescale_cycles", "latency/cycles", at("rescale")}};
+  s.time_cap_s = 6;
+  s.quick_time_cap_s = 2;
+  return s;
+}
+
 GD_REGISTER_PROBE(fwd_spec());
 GD_REGISTER_PROBE(breakdown_spec());
+GD_REGISTER_PROBE(softmax_parts_spec());
 
 }  // namespace
 }  // namespace gd

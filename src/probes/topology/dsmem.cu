@@ -231,6 +231,21 @@ std::vector<SassExpectation> bw_sass() {
   return v;
 }
 
+// Per cluster size of two or more: the access pattern (load or store, width) that moves the most
+// bytes per SM clock to a neighbour's shared memory, named in extra.best_pattern.
+void summarize_bandwidth(SummaryContext& sc) {
+  for (const std::int64_t size : {2, 4, 8, 16}) {
+    const std::vector<const Record*> pts = sc.ok_records({{"cluster_size", size}});
+    Record* b = sc.derive_best({{"cluster_size", size}, {"curve", std::string("best")}}, pts, "bandwidth/bytes_per_clk_per_sm");
+    if (!b) continue;
+    const std::string op = b->extra["best_point"].value("op", std::string());
+    const std::int64_t width = b->extra["best_point"].value("width", std::int64_t(0));
+    b->extra["best_pattern"] = (op == "st" ? "st.shared::cluster" : "ld.shared::cluster") +
+                               std::string(width == 16 ? ".v4.u32" : width == 8 ? ".v2.u32" : ".u32") + " (" +
+                               std::to_string(width) + " B per thread), consecutive threads on consecutive addresses";
+  }
+}
+
 ProbeSpec bandwidth_spec() {
   ProbeSpec s;
   s.id = "topology.dsmem.bandwidth";
@@ -250,8 +265,11 @@ ProbeSpec bandwidth_spec() {
   };
   // A cluster of one reads the block's own shared memory through the cluster window (ld.shared::cluster).
   s.covers = {{"cluster.dsmem.bw_by_ptx_pattern", "bandwidth/bytes_per_clk_per_sm", ld16(2)},
-              {"smem.bandwidth.via_cluster_address", "bandwidth/bytes_per_clk_per_sm", ld16(1)}};
+              {"smem.bandwidth.via_cluster_address", "bandwidth/bytes_per_clk_per_sm", ld16(1)},
+              {"cluster.dsmem.best_access_pattern", "extra.best_pattern",
+               {{"cluster_size", std::int64_t(2)}, {"curve", std::string("best")}}}};
   s.run = run_bandwidth;
+  s.summarize = summarize_bandwidth;
   s.time_cap_s = 15;
   s.quick_time_cap_s = 4;
   return s;

@@ -1,6 +1,6 @@
-// Inter-SM round-trip latency: two SMs bounce a flag through global memory (L2) or through
-// distributed shared memory, for every SM pair of one GPC and a sample of pairs across GPCs: the
-// cost of any producer/consumer handshake between blocks.
+// Inter-SM round-trip latency: two SMs bounce a flag through global memory (L2), through
+// distributed shared memory or with L2 atomics, for every SM pair of one GPC and a sample of pairs
+// across GPCs: the cost of any producer/consumer handshake between blocks.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -21,22 +21,37 @@ struct PairResult {
   unsigned smid_a, smid_b;
 };
 
-// Waits until *flag (an acquire load, through global memory or the cluster window) equals want;
-// false after timeout_ns. The timer is read once per 1024 polls to stay out of the hot loop.
-template <bool Dsmem>
-__device__ __forceinline__ bool wait_for(const uint32_t* gflag, uint32_t sflag, uint32_t want, unsigned long long deadline) {
+// How a flag travels: release stores and acquire loads through global memory (L2) or the cluster
+// window (DSMEM), or atomics at L2 (atom.exch writes it, atom.cas reads it: every access a
+// round trip to the atomic unit, as in an atomic-exchange handshake).
+enum Medium : int { kGlobal = 0, kDsmem = 1, kAtomic = 2 };
+
+// Waits until *flag equals want; false after timeout_ns. The timer is read once per 1024 polls to
+// stay out of the hot loop.
+template <int M>
+__device__ __forceinline__ bool wait_for(uint32_t* gflag, uint32_t sflag, uint32_t want, unsigned long long deadline) {
   for (unsigned n = 1;; ++n) {
-    const uint32_t v = Dsmem ? ptx::ld_acquire_cluster_u32(sflag) : ptx::ld_acquire_gpu_u32(gflag);
+    const uint32_t v = M == kDsmem    ? ptx::ld_acquire_cluster_u32(sflag)
+                       : M == kAtomic ? atomicCAS(gflag, want, want)
+                                      : ptx::ld_acquire_gpu_u32(gflag);
     if (v == want) return true;
     if ((n & 1023u) == 0 && ptx::globaltimer_ns() > deadline) return false;
   }
+}
+
+// Hands the flag over; the atomic's old value feeds `sink` so it stays an ATOM with a result.
+template <int M>
+__device__ __forceinline__ void signal(uint32_t* gflag, uint32_t sflag, uint32_t v, uint32_t& sink) {
+  if constexpr (M == kDsmem) ptx::st_release_cluster_u32(sflag, v);
+  else if constexpr (M == kAtomic) sink ^= atomicExch(gflag, v);
+  else ptx::st_release_gpu_u32(gflag, v);
 }
 
 // Pairs run one at a time in list order (a turn counter in global memory hands over); in pair p
 // block a pings `rounds` times and block b answers. Through global memory each direction has
 // its own word; through DSMEM each side polls its own shared word and stores into the other's.
 // Flag values are unique per pair, so a word reused by the next pair never matches stale data.
-template <bool Dsmem>
+template <int M>
 __global__ void sm_pingpong_kernel(const int2* pairs, int npairs, int rounds, uint32_t* gflags, uint32_t* turn,
                                    PairResult* out, unsigned long long timeout_ns, uint32_t* failed) {
   __shared__ uint32_t inbox;
@@ -47,6 +62,7 @@ __global__ void sm_pingpong_kernel(const int2* pairs, int npairs, int rounds, ui
     const unsigned csize = ptx::cluster_nctarank();
     const unsigned long long deadline = ptx::globaltimer_ns() + timeout_ns;
     bool ok = true;
+    uint32_t sink = 0;
     for (int p = 0; p < npairs && ok; ++p) {
       const int a = pairs[p].x, b = pairs[p].y;
       if (me != a && me != b) continue;
@@ -65,9 +81,8 @@ __global__ void sm_pingpong_kernel(const int2* pairs, int npairs, int rounds, ui
         RegionClock clock;
         clock.begin();
         for (int i = 1; i <= rounds && ok; ++i) {
-          if (Dsmem) ptx::st_release_cluster_u32(peer, base + 2 * i - 1);
-          else ptx::st_release_gpu_u32(to_b, base + 2 * i - 1);
-          ok = wait_for<Dsmem>(to_a, own, base + 2 * i, deadline);
+          signal<M>(to_b, peer, base + 2 * i - 1, sink);
+          ok = wait_for<M>(to_a, own, base + 2 * i, deadline);
         }
         const RegionTiming t = clock.end();
         out[p].cycles = t.cycles;  // field by field: smid_b is the partner's to write
@@ -77,13 +92,13 @@ __global__ void sm_pingpong_kernel(const int2* pairs, int npairs, int rounds, ui
       } else {
         out[p].smid_b = ptx::smid();
         for (int i = 1; i <= rounds && ok; ++i) {
-          ok = wait_for<Dsmem>(to_b, own, base + 2 * i - 1, deadline);
-          if (Dsmem) ptx::st_release_cluster_u32(peer, base + 2 * i);
-          else ptx::st_release_gpu_u32(to_a, base + 2 * i);
+          ok = wait_for<M>(to_b, own, base + 2 * i - 1, deadline);
+          signal<M>(to_a, peer, base + 2 * i, sink);
         }
       }
     }
     if (!ok) *failed = 1;
+    if (sink == 0xFFFFFFFFu && timeout_ns == 0) *failed = 2;  // never (the timeout is set): keeps the exchanges' results
   }
   __syncwarp();
   ptx::cluster_sync();  // keeps every inbox alive until the last pair is done
@@ -93,11 +108,11 @@ void run_pingpong(ProbeContext& ctx) {
   const std::string medium = ctx.str_param("medium");
   const std::string scope = ctx.str_param("scope");
   const bool dsmem = medium == "dsmem";
-  if (!dsmem && medium != "global") throw Error("unknown medium '" + medium + "' (global, dsmem)");
+  if (!dsmem && medium != "global" && medium != "atomic") throw Error("unknown medium '" + medium + "' (global, dsmem, atomic)");
   if (scope != "gpc" && scope != "cross_gpc") throw Error("unknown scope '" + scope + "' (gpc, cross_gpc)");
   if (dsmem && scope == "cross_gpc") ctx.skip("DSMEM reaches only the blocks of one cluster, which share a GPC");
   const DeviceInfo& d = ctx.device();
-  auto* kernel = dsmem ? sm_pingpong_kernel<true> : sm_pingpong_kernel<false>;
+  auto* kernel = dsmem ? sm_pingpong_kernel<kDsmem> : medium == "atomic" ? sm_pingpong_kernel<kAtomic> : sm_pingpong_kernel<kGlobal>;
   // One block per SM (the most shared memory a block may have); a cluster of the largest size
   // lies within one GPC, and two resident ones lie in two GPCs when no GPC holds both.
   LaunchShape shape{1, 32, one_block_per_sm_shared_bytes(kernel, d.shared_per_block_optin)};
@@ -170,18 +185,21 @@ void run_pingpong(ProbeContext& ctx) {
 ProbeSpec pingpong_spec() {
   ProbeSpec s;
   s.id = "topology.sm_pingpong";
-  s.description = "SM-to-SM round trip of a flag through global memory or DSMEM: every pair within one GPC "
+  s.description = "SM-to-SM round trip of a flag through global memory, DSMEM or L2 atomics (exch/cas): every pair within one GPC "
                   "(one maximal cluster) and a sample of pairs across two GPCs";
   s.needs.min_cc = 90;
   s.needs.features = {Feature::Clusters};
-  s.axes = {Axis::list("medium", std::vector<std::string>{"global", "dsmem"}),
+  s.axes = {Axis::list("medium", std::vector<std::string>{"global", "dsmem", "atomic"}),
             Axis::list("scope", std::vector<std::string>{"gpc", "cross_gpc"})};
-  s.sass = {expect_sass("*sm_pingpong_kernel<false>*", SassRegion::Clocked, {{"LDG.E.STRONG.GPU", 1, -1}, {"STG.E.STRONG.GPU", 1, -1}}),
-            expect_sass("*sm_pingpong_kernel<true>*", SassRegion::Clocked, {{"LD.E.STRONG.GPU", 1, -1}, {"ST.E.STRONG.GPU", 1, -1}})};
+  s.sass = {expect_sass("*sm_pingpong_kernel<0>*", SassRegion::Clocked, {{"LDG.E.STRONG.GPU", 1, -1}, {"STG.E.STRONG.GPU", 1, -1}}),
+            expect_sass("*sm_pingpong_kernel<1>*", SassRegion::Clocked, {{"LD.E.STRONG.GPU", 1, -1}, {"ST.E.STRONG.GPU", 1, -1}}),
+            expect_sass("*sm_pingpong_kernel<2>*", SassRegion::Clocked, {{"ATOMG.E.EXCH", 1, -1}, {"ATOMG.E.CAS", 1, -1}})};
   s.metrics = {{"roundtrip/cycles", "cycles", "median over pairs of one round trip (ping's clock)"},
                {"roundtrip/ns", "ns", "the same at the observed SM clock"},
                {"roundtrip/pair_min_cycles", "cycles", "fastest pair, last launch"},
                {"roundtrip/pair_max_cycles", "cycles", "slowest pair, last launch"}};
+  s.covers = {{"atomics.inter_sm.exchange_round_trip", "roundtrip/cycles",
+               {{"medium", std::string("atomic")}, {"scope", std::string("gpc")}}}};
   s.run = run_pingpong;
   s.time_cap_s = 8;
   s.quick_time_cap_s = 4;
