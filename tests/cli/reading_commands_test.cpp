@@ -49,13 +49,10 @@ TEST(CoverageCommand, EachCoverSelectsOneRecordOfTheCommittedFullRun) {
     const auto from = at + mark.size();
     rejected.insert(r.output.substr(from, r.output.find(" (", from) - from));
   }
-  // Known: two records each, in files this change leaves to their owners. pipes/interference.cu's
-  // co-issue covers need {view: matrix}; system/attention.cu's breakdown covers need a schedule.
+  // Known: two records each, in files this change leaves to their owners. system/attention.cu's
+  // breakdown covers need a schedule.
   // Remove an entry when its cover is fixed: the test then holds the cover to one record.
   std::set<std::string> known;
-  for (const char* pair : {"int_fp32", "int_fp64", "int_sfu", "int_tc", "fp32_fp64", "fp32_sfu", "fp32_tc", "fp64_sfu",
-                           "fp64_tc", "sfu_tc"})
-    known.insert(std::string("pipes.coissue.matrix: pipes.coissue.") + pair);
   for (const char* share : {"softmax_share", "mma_share", "softmax_cycles", "mma_cycles"})
     known.insert(std::string("attention.breakdown: attention.flash.") + share);
   EXPECT_EQ(rejected, known) << r.output;
