@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../compute/alu_streams.cuh"
+#include "analysis/coissue.hpp"
 #include "../latency/alu_seed_items.hpp"
 #include "core/registry.hpp"
 
@@ -320,7 +321,12 @@ std::string coissue_metric(const std::string& a, const std::string& b) { return 
 
 std::vector<MetricSpec> coissue_metrics() {
   std::vector<MetricSpec> m{{"coissue/best_gain", "ratio", "largest off-diagonal cell (2: two pipes fully overlap)"},
-                            {"coissue/worst_gain", "ratio", "smallest off-diagonal cell (1: they take turns)"}};
+                            {"coissue/worst_gain", "ratio", "smallest off-diagonal cell (1: they take turns)"},
+                            {"coissue/confirmed_pairs", "pairs",
+                             "class pairs whose streams both keep their rate beside each other (decisive and separate "
+                             "both ways; see extra.confirmed_pairs)"},
+                            {"mix/int_fp32_gain_percent", "%",
+                             "INT (LOP3) and FP32 (FFMA) streams side by side: combined issue rate over INT alone, minus 1"}};
   for (const char* a : kRefClasses)
     for (const char* b : kRefClasses)
       if (pair_listed_before(a, b))
@@ -334,8 +340,14 @@ std::vector<SeedCover> coissue_covers() {
       {"int_fp32", "INT+FP32"}, {"int_fp64", "INT+FP64"},  {"int_sfu", "INT+SFU"},   {"int_tc", "INT+tensor"},
       {"fp32_fp64", "FP32+FP64"}, {"fp32_sfu", "FP32+SFU"}, {"fp32_tc", "FP32+tensor"}, {"fp64_sfu", "FP64+SFU"},
       {"fp64_tc", "FP64+tensor"}, {"sfu_tc", "SFU+tensor"}};
+  // The derived record (view=matrix), not the raw one: one record per cover.
+  const Params matrix{{"view", std::string("matrix")}};
   std::vector<SeedCover> out;
-  for (const auto& [item, pair] : kPairs) out.push_back({std::string("pipes.coissue.") + item, std::string("coissue/") + pair, {}});
+  for (const auto& [item, pair] : kPairs)
+    out.push_back({std::string("pipes.coissue.") + item, std::string("coissue/") + pair, matrix});
+  out.push_back({"pipes.coissue.confirmed_pairs", "coissue/confirmed_pairs", matrix});
+  out.push_back({"pipes.p0.int_fp32_mix_gain", "mix/int_fp32_gain_percent", matrix});
+  out.push_back({"pipes.backpressure.independent", "extra.backpressure_independent", matrix});
   return out;
 }
 
@@ -384,6 +396,41 @@ void run_coissue(ProbeContext& ctx) {
   ctx.set_observed_sm_clock_mhz(clock_mhz(timings));
 }
 
+// From the stored verdicts (so `resummarize` applies to older runs): the pairs confirmed to
+// co-issue, the INT+FP32 mix gain, and whether INT and SFU back-pressure each other (the seeds'
+// test: one pipe saturated, a warp on the other keeps its step time).
+void summarize_coissue_verdicts(SummaryContext& sc, const Record& r, Record& d) {
+  const nlohmann::json verdicts = r.extra.value("verdicts", nlohmann::json::object());
+  const std::vector<std::string> classes = r.extra.value("classes", std::vector<std::string>{});
+  if (verdicts.empty() || classes.empty()) return;
+  std::map<std::string, std::map<std::string, InterferenceVerdict>> rows;
+  for (const auto& [row, line] : verdicts.items()) rows[row] = verdicts_from_json(line);
+  const CoissuePairs pairs = coissue_pairs(classes, rows);
+  sc.add_metric(d, "coissue/confirmed_pairs", single_value(double(pairs.confirmed.size())));
+  d.extra["confirmed_pairs"] = pairs.confirmed;
+  d.extra["shared_pairs"] = pairs.shared;
+  d.extra["undecided_pairs"] = pairs.undecided;
+  d.extra["confirmed_pairs_rule"] =
+      "a pair co-issues when each stream's verdict beside the other's reference is decisive and scores as separate "
+      "pipes (same_pipe_score < 0.5); shared when either scores as one pipe; undecided otherwise (FP32's FFMA issues "
+      "every clock, so no verdict beside it is decisive)";
+  const auto line = [&](const char* row, const char* col) -> const nlohmann::json* {
+    if (!verdicts.contains(row) || !verdicts[row].contains(col)) return nullptr;
+    return &verdicts[row][col];
+  };
+  if (const auto *i = line("INT", "FP32"), *f = line("FP32", "INT"); i && f)
+    sc.add_metric(d, "mix/int_fp32_gain_percent",
+                  single_value(mix_gain_percent((*i)["ratio"].get<double>(), (*i)["x_issue_alone"].get<double>(),
+                                                (*f)["ratio"].get<double>(), (*f)["x_issue_alone"].get<double>())));
+  const auto pressed = [&](const char* row, const char* col) -> double {
+    const auto* l = line(row, col);
+    if (!l || !l->contains("step_cycles_single_warp")) return 0;
+    return (*l)["step_cycles_single_warp"].value("ratio", 0.0);
+  };
+  if (const double a = pressed("INT", "SFU"), b = pressed("SFU", "INT"); a > 0 && b > 0)
+    d.extra["backpressure_independent"] = backpressure_independence("INT", "SFU", a, b).text;
+}
+
 // The matrix as a derived record, the form the report renders.
 void summarize_coissue(SummaryContext& sc) {
   for (const Record* r : sc.ok_records()) {
@@ -391,6 +438,7 @@ void summarize_coissue(SummaryContext& sc) {
     for (const Metric& m : r->metrics) sc.add_metric(d, m.name, m.stats);
     for (const char* key : {"view", "classes", "references", "matrix", "matrix_meaning", "backpressure", "backpressure_meaning"})
       d.extra[key] = r->extra[key];
+    summarize_coissue_verdicts(sc, *r, d);
   }
 }
 

@@ -2,6 +2,7 @@
 // latency hiding starts), warp-to-scheduler binding by %warpid, single-warp issue rate, dual
 // issue within one warp, and BAR.SYNC cost: how many warps a kernel needs, and where.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "../compute/alu_streams.cuh"
 #include "analysis/fit.hpp"
+#include "analysis/scheduler_sharing.hpp"
 #include "core/registry.hpp"
 
 namespace gd {
@@ -17,6 +19,16 @@ namespace {
 
 using alu_catalog::Ffma;
 using alu_catalog::Lop3;
+
+// Four significant digits, no trailing zeros: "4.062", "12".
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// Schedulers (sub-cores) per SM: the rule pipes.sched.warp_binding checks on every run.
+constexpr int kSchedulersPerSm = 4;
 
 // --- dependent chain vs warps per SM (the catalog's FFMA stream kernel) ----------------------
 void run_chain_warps(ProbeContext& ctx) {
@@ -47,12 +59,14 @@ void summarize_chain_warps(SummaryContext& sc) {
     std::vector<double> x, y;
     std::vector<const Record*> src;
     nlohmann::json curve = nlohmann::json::array();
+    std::string curve_text;  // the seeds' form: "warps:cycles, ..."
     for (const auto& [w, r] : pts) {
       const double c = r->metric("chain/cycles_per_iteration")->stats.median;
       x.push_back(w);
       y.push_back(r->metric("throughput/per_clk_per_sm")->stats.median);
       src.push_back(r);
       curve.push_back({{"warps_per_sm", w}, {"cycles_per_iteration", c}});
+      curve_text += (curve_text.empty() ? "" : ", ") + short_number(w) + ":" + short_number(c);
     }
     // The largest warp count before which every warp still ran at the single-warp pace.
     double hidden_up_to = pts.front().first, slower_from = 0;
@@ -69,7 +83,16 @@ void summarize_chain_warps(SummaryContext& sc) {
     if (slower_from > 0) sc.add_metric(d, "chain/slower_from_warps", single_value(slower_from));
     sc.add_metric(d, "chain/saturation_warps", single_value(k.x));
     sc.add_metric(d, "chain/single_warp_cycles", single_value(base));
+    // A scheduler's peak: the SM's issue rate from the knee on (the median over those points, so
+    // one noisy point does not set it), over its 4 schedulers (warpid mod 4: pipes.sched.warp_binding).
+    std::vector<double> plateau;
+    for (const auto& [w, r] : pts)
+      if (w >= k.x)
+        if (const Metric* m = r->metric("issue/instr_per_clk_per_sm")) plateau.push_back(m->stats.median);
+    if (!plateau.empty())
+      sc.add_metric(d, "issue/scheduler_peak_instr_per_clk", single_value(summarize(plateau).median / kSchedulersPerSm));
     d.extra["curve"] = curve;
+    d.extra["curve_text"] = curve_text + " (warps per SM: cycles per iteration of one dependent chain)";
     d.extra["meaning"] = "flat_up_to_warps: each warp keeps its single-warp pace up to here (the latency is hidden "
                          "by the other schedulers and warps); saturation_warps: 95 % of the best rate";
   }
@@ -90,10 +113,15 @@ ProbeSpec chain_warps_spec() {
                {"chain/flat_up_to_warps", "warps", "largest warp count keeping the single-warp pace (within 10 %)"},
                {"chain/saturation_warps", "warps", "fewest warps reaching 95 % of the best rate"},
                {"chain/single_warp_cycles", "cycles", "one warp's cycles per iteration"},
-               {"chain/slower_from_warps", "warps", "first warp count past the single-warp pace (more than 10 % slower)"}};
+               {"chain/slower_from_warps", "warps", "first warp count past the single-warp pace (more than 10 % slower)"},
+               {"issue/scheduler_peak_instr_per_clk", "instr/clk",
+                "one scheduler's issue rate from the knee on: the SM's (median over those points) over its 4 schedulers"}};
   const Params summary{{"ilp", std::int64_t(1)}, {"warps_per_sm", std::string("summary")}};
+  const Params summary8{{"ilp", std::int64_t(8)}, {"warps_per_sm", std::string("summary")}};
   s.covers = {{"scheduler.latency_hiding.warp_threshold", "chain/slower_from_warps", summary},
-              {"scheduler.latency_hiding.best_warps_per_sm", "chain/saturation_warps", summary}};
+              {"scheduler.latency_hiding.best_warps_per_sm", "chain/saturation_warps", summary},
+              {"scheduler.latency_hiding.warp_scaling", "extra.curve_text", summary},
+              {"scheduler.issue.subcore_peak", "issue/scheduler_peak_instr_per_clk", summary8}};
   s.run = run_chain_warps;
   s.summarize = summarize_chain_warps;
   s.time_cap_s = 6;
@@ -109,6 +137,8 @@ struct WarpRecord {
   RegionTiming t;
   unsigned warpid;
 };
+constexpr int kBindingTrips = 64;
+constexpr int kBindingFfmaPerTrip = 256;  // per thread: 64 steps of 4 chains
 
 __global__ void warp_binding_kernel(float* out, WarpRecord* rec, float a, float b, int trips) {
   float x[4];
@@ -120,7 +150,7 @@ __global__ void warp_binding_kernel(float* out, WarpRecord* rec, float a, float 
 #pragma unroll 1
   for (int i = 0; i < trips; ++i) {
 #pragma unroll
-    for (int j = 0; j < 64; ++j) {
+    for (int j = 0; j < kBindingFfmaPerTrip / 4; ++j) {
 #pragma unroll
       for (int k = 0; k < 4; ++k) x[k] = ptx::ffma(x[k], a, b);
     }
@@ -144,7 +174,7 @@ void run_binding(ProbeContext& ctx) {
   DeviceBuffer<WarpRecord> rec(std::size_t(d.sm_count) * warps);
   std::vector<WarpRecord> last;
   const auto sample = [&] {
-    launch(ctx, warp_binding_kernel, {unsigned(d.sm_count), unsigned(warps * 32)}, out.get(), rec.get(), a, b, 64);
+    launch(ctx, warp_binding_kernel, {unsigned(d.sm_count), unsigned(warps * 32)}, out.get(), rec.get(), a, b, kBindingTrips);
     GD_CUDA_CHECK_LAUNCH();
     last = rec.to_host();
     // Per block: does "shares warpid mod 4 with another warp" predict the slow warps?
@@ -182,14 +212,68 @@ void run_binding(ProbeContext& ctx) {
   ctx.set_observed_sm_clock_mhz(clock_mhz(all));
 }
 
+// Over every warp count: the binding (warpid mod 4 when every sample's blocks agreed with it),
+// and from block 0's warps (stored per point), how a scheduler shares its issue slot between the
+// warps bound to it. Each warp alone issues nearly every clock (4 independent FFMA chains), so a
+// greedy scheduler would run one sharer at a lone warp's pace and finish it first; a round-robin
+// one slows the sharers alike. Their cycles per instruction together, over one issue slot, bound
+// what switching between warps costs.
+void summarize_binding(SummaryContext& sc) {
+  const auto points = sc.ok_records();
+  std::vector<double> percents, fairness, over_lone, cpi;
+  std::string at;
+  for (const Record* r : points) {
+    const Metric* m = r->metric("binding/blocks_consistent_percent");
+    if (!m) continue;
+    percents.push_back(m->stats.min);
+    at += (at.empty() ? "" : ", ") + short_number(double(std::get<std::int64_t>(*find_param(r->params, "warps"))));
+    std::vector<std::pair<unsigned, double>> block0;
+    for (const auto& w : r->extra.value("block0", nlohmann::json::array()))
+      block0.push_back({w.at("warpid").get<unsigned>(), w.at("cycles").get<double>()});
+    if (const auto s = scheduler_sharing(block0, double(kBindingTrips) * kBindingFfmaPerTrip, kSchedulersPerSm)) {
+      fairness.push_back(s->max_over_min);
+      if (s->over_lone > 0) over_lone.push_back(s->over_lone);
+      cpi.push_back(s->cycles_per_instr);
+    }
+  }
+  if (percents.empty()) return;
+  const double worst = *std::min_element(percents.begin(), percents.end());
+  Record& d = sc.derive({{"warps", std::string("summary")}}, points);
+  sc.add_metric(d, "binding/worst_consistent_percent", single_value(worst));
+  d.extra["binding"] = (worst >= 100 ? std::string("warpid % 4: every block at ")
+                                     : "not shown to be warpid % 4: " + short_number(worst) +
+                                           " % of blocks at worst agreed, at ") +
+                       at + " warps per block, in every sample";
+  if (fairness.empty()) return;
+  const double unfair = *std::max_element(fairness.begin(), fairness.end());
+  const double slowed = over_lone.empty() ? 0 : *std::min_element(over_lone.begin(), over_lone.end());
+  sc.add_metric(d, "policy/sharers_max_over_min", single_value(unfair));
+  sc.add_metric(d, "switch/extra_cycles_per_instr", single_value(summarize(cpi).median - 1));
+  const bool fair = unfair <= 1.1 && slowed >= 1.5;
+  d.extra["policy"] = (fair ? "round-robin: " : "not round-robin: ") + std::string("warps sharing a scheduler finish within x") +
+                      short_number(unfair) + " of each other, each at x" + short_number(slowed) +
+                      " or more a lone warp's time (block 0; a greedy scheduler would run one sharer at the lone pace)";
+}
+
 ProbeSpec binding_spec() {
   ProbeSpec s;
   s.id = "pipes.sched.warp_binding";
   s.description = "warp-to-scheduler binding: per-warp time of issue-bound FFMA warps against %warpid mod 4";
   s.axes = {std::move(Axis::list("warps", {5, 6, 8})).quick({5})};
-  s.sass = {expect_sass("*warp_binding_kernel*", SassRegion::Clocked, {{"FFMA", 256, -1}})};
-  s.metrics = {{"binding/blocks_consistent_percent", "%", "blocks whose slow warps are exactly those sharing warpid mod 4"}};
+  s.sass = {expect_sass("*warp_binding_kernel*", SassRegion::Clocked, {{"FFMA", kBindingFfmaPerTrip, -1}})};
+  s.metrics = {{"binding/blocks_consistent_percent", "%", "blocks whose slow warps are exactly those sharing warpid mod 4"},
+               {"binding/worst_consistent_percent", "%", "the lowest sample over every warp count"},
+               {"policy/sharers_max_over_min", "ratio",
+                "block 0: cycles of the slowest warp sharing a scheduler over the fastest (1: the slot is shared fairly)"},
+               {"switch/extra_cycles_per_instr", "cycles",
+                "block 0: a shared scheduler's cycles per warp-instruction of its sharers, minus the one issue slot "
+                "(median over warp counts): a bound on what switching between its warps costs"}};
+  const Params summary{{"warps", std::string("summary")}};
+  s.covers = {{"scheduler.subcore.binding", "extra.binding", summary},
+              {"scheduler.policy", "extra.policy", summary},
+              {"scheduler.warp_switch_cost", "switch/extra_cycles_per_instr", summary}};
   s.run = run_binding;
+  s.summarize = summarize_binding;
   s.time_cap_s = 2;
   s.quick_time_cap_s = 1;
   return s;
