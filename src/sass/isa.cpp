@@ -195,12 +195,13 @@ std::string drop_reuse(std::string t) {
   return t;
 }
 
-// Text whose identical copies may still differ in bits: a branch target (a label, or the
-// kernel-relative address nvdisasm's raw mode prints, while the bits hold an offset from the
-// instruction), or a float, NaN or INF immediate (printed rounded or without its payload).
+// Text whose identical copies may still differ in bits: a branch, call, return or collective
+// target (a label, or the kernel-relative address nvdisasm's raw mode prints, while the bits hold
+// an offset from the instruction), or a float, NaN or INF immediate (printed rounded or without
+// its payload).
 bool text_hides_operand_bits(const SassInstruction& inst) {
   static const std::set<std::string> targets = {"BRA", "BRX", "BRXU", "BSSY", "CALL", "JMP", "JMX", "JMXU",
-                                                "SSY", "PBK", "PCNT", "CAL", "JCAL"};
+                                                "SSY", "PBK", "PCNT", "CAL", "JCAL", "RET", "WARPSYNC"};
   if (targets.count(inst.base_opcode())) return true;
   for (const auto& o : inst.operands) {
     if (o.find('`') != std::string::npos || o.find("NAN") != std::string::npos || o.find("INF") != std::string::npos)
