@@ -186,8 +186,148 @@ std::vector<BitField> varying_fields(const Instruction128& mask) {
   return out;
 }
 
+namespace {
+
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+std::string drop_reuse(std::string t) {
+  for (std::size_t p; (p = t.find(".reuse")) != std::string::npos;) t.erase(p, 6);
+  return t;
+}
+
+// Text whose identical copies may still differ in bits: a branch, call, return or collective
+// target (a label, or the kernel-relative address nvdisasm's raw mode prints, while the bits hold
+// an offset from the instruction), or a float, NaN or INF immediate (printed rounded or without
+// its payload).
+bool text_hides_operand_bits(const SassInstruction& inst) {
+  static const std::set<std::string> targets = {"BRA", "BRX", "BRXU", "BSSY", "CALL", "JMP", "JMX", "JMXU",
+                                                "SSY", "PBK", "PCNT", "CAL", "JCAL", "RET", "WARPSYNC"};
+  if (targets.count(inst.base_opcode())) return true;
+  for (const auto& o : inst.operands) {
+    if (o.find('`') != std::string::npos || o.find("NAN") != std::string::npos || o.find("INF") != std::string::npos)
+      return true;
+    std::string v = o;
+    while (!v.empty() && (v[0] == '-' || v[0] == '|' || v[0] == '+')) v.erase(0, 1);
+    if (!v.empty() && std::isdigit(static_cast<unsigned char>(v[0])) && v.rfind("0x", 0) != 0 &&
+        v.find_first_of(".e") != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string addressing_form(const SassInstruction& inst) {
+  std::string in;
+  for (const auto& o : inst.operands) in += (in.empty() ? "" : ", ") + o;
+  in = drop_reuse(in);
+  std::string out = inst.opcode + (in.empty() ? "" : " ");
+  // A register or a number starts where no identifier character precedes it ("R2.64": the
+  // register is abstracted, its ".64" kept).
+  const auto digits_end = [&](std::size_t j) {
+    while (j < in.size() && std::isdigit(static_cast<unsigned char>(in[j]))) ++j;
+    return j;
+  };
+  for (std::size_t i = 0; i < in.size();) {
+    const bool start = i == 0 || !ident_char(in[i - 1]);
+    std::size_t end = i;
+    std::string as;
+    if (start)
+      for (const std::string reg : {"UR", "UP", "R", "P", "B"}) {
+        const std::size_t k = in.compare(i, reg.size(), reg) == 0 ? digits_end(i + reg.size()) : i;
+        if (k > i + reg.size() && (k == in.size() || !std::isalnum(static_cast<unsigned char>(in[k])))) {
+          end = k, as = reg;
+          break;
+        }
+      }
+    if (start && as.empty() && std::isdigit(static_cast<unsigned char>(in[i]))) {
+      end = i + (in.compare(i, 2, "0x") == 0 ? 2 : 0);
+      while (end < in.size() && (std::isxdigit(static_cast<unsigned char>(in[end])) || in[end] == '.')) ++end;
+      as = "imm";
+    }
+    if (as.empty()) {
+      out += in[i++];
+    } else {
+      out += as;
+      i = end;
+    }
+  }
+  return out;
+}
+
+void IsaTable::add_kernel(const std::vector<SassInstruction>& insts) {
+  for (std::size_t i = 0; i < insts.size(); ++i) {
+    add(insts[i]);
+    if (i > 0 && insts[i].address > insts[i - 1].address) ++steps_[insts[i].address - insts[i - 1].address];
+  }
+}
+
+int IsaTable::instruction_bits() const {
+  std::uint64_t best = 0;
+  std::size_t n = 0;
+  for (const auto& [step, c] : steps_)
+    if (c > n) best = step, n = c;
+  return int(best * 8);
+}
+
+std::vector<std::size_t> IsaTable::hidden_bit_groups() const {
+  std::vector<std::size_t> n(128, 0);
+  for (const auto& [_, s] : same_text_)
+    for (int i = 0; i < 128; ++i) n[std::size_t(i)] += bit(s.differ, i);
+  return n;
+}
+
+Instruction128 IsaTable::hidden_bits(double min_share) const {
+  const std::vector<std::size_t> n = hidden_bit_groups();
+  const std::size_t most = *std::max_element(n.begin(), n.end());
+  Instruction128 m{0, 0};
+  for (int i = 0; i < 128; ++i)
+    if (n[std::size_t(i)] > 0 && double(n[std::size_t(i)]) >= min_share * double(most))
+      (i < 64 ? m.lo : m.hi) |= std::uint64_t(1) << (i % 64);
+  return m;
+}
+
+std::size_t IsaTable::forms_with_control() const {
+  return std::size_t(std::count_if(forms_.begin(), forms_.end(), [](const auto& f) { return f.second.control.count > 0; }));
+}
+
+AddressingForm IsaTable::addressing(const std::string& base_opcode) const {
+  AddressingForm a;
+  const auto it = addressing_.find(base_opcode);
+  if (it == addressing_.end()) return a;
+  a.distinct = it->second.size();
+  for (const auto& [form, n] : it->second) {
+    a.total += n;
+    if (n > a.count) a.form = form, a.count = n;
+  }
+  return a;
+}
+
+std::vector<std::string> IsaTable::write_barrier_opcodes(double share) const {
+  std::map<std::string, std::pair<std::size_t, std::size_t>> ops;  // opcode -> with a write barrier, instances
+  for (const auto& [_, f] : forms_) {
+    ops[f.opcode].first += f.control.write_barrier;
+    ops[f.opcode].second += f.control.count;
+  }
+  std::vector<std::string> out;
+  for (const auto& [op, n] : ops)
+    if (n.second > 0 && double(n.first) >= share * double(n.second)) out.push_back(op);
+  return out;
+}
+
 void IsaTable::add(const SassInstruction& inst) {
   if (inst.opcode.empty()) return;
+  if (!text_hides_operand_bits(inst)) {
+    auto [it, fresh] = same_text_.try_emplace(drop_reuse(inst.text), SameText{inst.raw, {0, 0}});
+    if (!fresh) it->second.differ.lo |= inst.raw.lo ^ it->second.first.lo, it->second.differ.hi |= inst.raw.hi ^ it->second.first.hi;
+  }
+  for (const auto& o : inst.operands) {
+    const std::string k = operand_kind(o);
+    if (k == "desc" || k == "mem" || k == "c") {
+      ++addressing_[inst.base_opcode()][addressing_form(inst)];
+      break;
+    }
+  }
   ++instructions_;
   InstructionForm& f = forms_[inst.opcode];
   if (f.count++ == 0) {
@@ -214,6 +354,15 @@ std::size_t IsaTable::variant_count() const {
   return n;
 }
 
+nlohmann::json IsaTable::addressing_json() const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [op, _] : addressing_) {
+    const AddressingForm a = addressing(op);
+    out[op] = {{"form", a.form}, {"count", a.count}, {"total", a.total}, {"distinct", a.distinct}};
+  }
+  return out;
+}
+
 nlohmann::json IsaTable::to_json(const std::string& arch) const {
   nlohmann::json forms = nlohmann::json::array();
   for (const auto& [name, f] : forms_) {
@@ -233,6 +382,12 @@ nlohmann::json IsaTable::to_json(const std::string& arch) const {
           {"opcodes", opcode_count()},
           {"forms", forms_.size()},
           {"encoding_variants", variant_count()},
+          {"instruction_bits", instruction_bits()},
+          {"hidden_bits", hex128(hidden_bits())},
+          {"hidden_bit_groups", hidden_bit_groups()},
+          {"forms_with_control", forms_with_control()},
+          {"write_barrier_opcodes_95", write_barrier_opcodes(0.95)},
+          {"addressing", addressing_json()},
           {"control_bits", "instruction bits 105..125: stall 105-108, yield 109 (inverted), write barrier "
                            "110-112, read barrier 113-115, wait mask 116-121, reuse 122-125"},
           {"form_table", forms}};
@@ -332,7 +487,7 @@ IsaSummary build_isa_tables(const IsaOptions& opts, std::ostream& log) {
   IsaTable table;
   for (const auto& d : disassemble_all(all))  // one disassembler call for all of them
     for (const auto& [_, insts] : d.kernels)
-      for (const auto& i : insts) table.add(i);
+      table.add_kernel(insts);
 
   IsaSummary s{arch.name(), table.instructions(), table.opcode_count(), table.forms().size(), table.variant_count(),
                (out / ("isa-" + arch.name() + ".md")).string(), (out / ("isa-" + arch.name() + ".json")).string()};

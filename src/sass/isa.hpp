@@ -44,9 +44,36 @@ struct InstructionForm {
   std::string example;  // one instance's text
 };
 
+// The most frequent addressing form of one load opcode (addressing_form), among its instances.
+struct AddressingForm {
+  std::string form;  // "LDG.E R, desc[UR][R.64+imm]"
+  std::size_t count = 0, total = 0, distinct = 0;  // instances of the form, of the opcode; forms seen
+};
+
 class IsaTable {
  public:
   void add(const SassInstruction& inst);
+  // add() for each of one kernel's instructions (in address order), and the address steps
+  // between them.
+  void add_kernel(const std::vector<SassInstruction>& insts);
+  // The most frequent address step between consecutive instructions of a kernel, in bits (0: no
+  // kernel with two instructions was added).
+  int instruction_bits() const;
+  // Bits that differ between instances whose disassembly is identical once ".reuse" is dropped:
+  // what the text does not show. Instructions with a label, a float or a NaN/INF operand are left
+  // out (their text may round or relocate what the bits hold). Per bit, the number of such
+  // groups of identical text in which it varies; hidden_bits keeps the bits that vary in at least
+  // `min_share` of the groups the most varying bit does (a few odd groups, text that prints an
+  // operand in a form that hides some of its bits, do not make an operand field look hidden).
+  std::vector<std::size_t> hidden_bit_groups() const;
+  Instruction128 hidden_bits(double min_share = 0) const;
+  // Forms whose instances carry decoded scheduling control words.
+  std::size_t forms_with_control() const;
+  AddressingForm addressing(const std::string& base_opcode) const;
+  // Base opcodes whose instances set a write barrier at least `share` of the time, sorted.
+  std::vector<std::string> write_barrier_opcodes(double share) const;
+  // The most frequent addressing form of every opcode with a memory or constant operand.
+  nlohmann::json addressing_json() const;
   std::size_t instructions() const { return instructions_; }
   std::size_t opcode_count() const;
   std::size_t variant_count() const;
@@ -57,7 +84,17 @@ class IsaTable {
  private:
   std::size_t instructions_ = 0;
   std::map<std::string, InstructionForm> forms_;
+  std::map<std::uint64_t, std::size_t> steps_;  // address step in bytes -> count
+  struct SameText {
+    Instruction128 first, differ;
+  };
+  std::map<std::string, SameText> same_text_;
+  std::map<std::string, std::map<std::string, std::size_t>> addressing_;  // base opcode -> form -> count
 };
+
+// An instruction with registers, predicates and immediates abstracted: "LDG.E R, desc[UR][R.64+imm]",
+// "LDC R, c[imm][imm]". Register modifiers (".64") and keyword operands stay.
+std::string addressing_form(const SassInstruction& inst);
 
 // "R", "UR", "P", "imm", "c", "desc", "SR", ... for one operand as the disassembler prints it.
 std::string operand_kind(const std::string& operand);

@@ -57,5 +57,61 @@ TEST(IsaTable, FromCompiledCode) {
   EXPECT_NE(md.str().find("| FFMA |"), std::string::npos);
 }
 
+SassInstruction parsed(const std::string& text, std::uint64_t address = 0) {
+  auto i = parse_statement(text);
+  EXPECT_TRUE(i.has_value()) << text;
+  i->address = address;
+  return *i;
+}
+
+TEST(AddressingForm, AbstractsRegistersAndImmediates) {
+  EXPECT_EQ(addressing_form(parsed("LDG.E.64 R4, desc[UR4][R2.64+0x10]")), "LDG.E.64 R, desc[UR][R.64+imm]");
+  EXPECT_EQ(addressing_form(parsed("LDS R9, [R8.X4+-0x4]")), "LDS R, [R.X4+-imm]");
+  EXPECT_EQ(addressing_form(parsed("LDC R1, c[0x0][0x28]")), "LDC R, c[imm][imm]");
+  EXPECT_EQ(addressing_form(parsed("@P0 LDG.E R5, desc[UR6][R12.64].reuse")), "LDG.E R, desc[UR][R.64]");
+  EXPECT_EQ(addressing_form(parsed("S2R R0, SR_TID.X")), "S2R R, SR_TID.X");
+  EXPECT_EQ(addressing_form(parsed("ISETP.GE.AND P0, PT, R3, URZ, PT")), "ISETP.GE.AND P, PT, R, URZ, PT");
+}
+
+TEST(IsaTable, ReadsWhatTheTextHides) {
+  IsaTable t;
+  std::vector<SassInstruction> k;
+  for (int i = 0; i < 4; ++i) {
+    SassInstruction a = parsed("FFMA R1, R2, R3, R4", 16 * (2 * i));
+    a.raw = {0x0000000302017223ull, 0x000fc80000000004ull | std::uint64_t(i) << 41};  // stall differs
+    a.control = ControlWord::decode(a.raw.hi);
+    SassInstruction b = parsed("LDG.E R5, desc[UR4][R2.64]", 16 * (2 * i + 1));
+    b.raw = {0x0000000402057981ull, 0x000ea8000c1e1900ull};
+    b.control = ControlWord::decode(b.raw.hi);
+    k.push_back(a);
+    k.push_back(b);
+  }
+  // A branch: identical text, different offsets: left out of the hidden bits.
+  SassInstruction br = parsed("BRA `(.L_x_0)", 16 * 8);
+  br.raw = {0x0000000000007947ull, 0x000fc0000383ffffull};
+  k.push_back(br);
+  br.raw.lo ^= 0xff0000;
+  br.address += 16;
+  k.push_back(br);
+  // The same in raw mode, where nvdisasm prints the kernel-relative target.
+  SassInstruction abs = parsed("@P0 BRA 0x190", 16 * 10);
+  abs.raw = {0x0000000400000947ull, 0x000fea0003800000ull};
+  k.push_back(abs);
+  abs.raw.lo ^= 0xff00000000ull;
+  abs.address += 16;
+  k.push_back(abs);
+  t.add_kernel(k);
+  EXPECT_EQ(t.instruction_bits(), 128);
+  EXPECT_EQ(t.hidden_bits().lo, 0u);
+  EXPECT_EQ(t.hidden_bits().hi, 0x3ull << 41) << "the stall bits that differ, nothing else";
+  const AddressingForm a = t.addressing("LDG");
+  EXPECT_EQ(a.form, "LDG.E R, desc[UR][R.64]");
+  EXPECT_EQ(a.count, 4u);
+  EXPECT_EQ(a.distinct, 1u);
+  EXPECT_EQ(t.addressing("LDS").total, 0u);
+  EXPECT_EQ(t.write_barrier_opcodes(0.95), std::vector<std::string>{"LDG"});
+  EXPECT_EQ(t.forms_with_control(), t.forms().size());
+}
+
 }  // namespace
 }  // namespace gd::sass

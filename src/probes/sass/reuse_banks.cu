@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/control_fields.hpp"
 #include "analysis/control_study.hpp"
 #include "core/registry.hpp"
 #include "sass/disasm.hpp"
@@ -235,6 +236,27 @@ void run_reuse_banks(ProbeContext& ctx) {
   // No conflict is a finding (a chip without visible banks), recorded with its table, not a failure.
 }
 
+// The reuse flag: the bit that differs between the reuse-on and reuse-off patches at the
+// conflicting distance with three sources, and the timing each gave.
+void summarize_reuse_banks(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    const Metric* banks = r->metric("registers/banks");
+    if (r->derived || !banks) continue;
+    const nlohmann::json* on = nullptr;
+    const nlohmann::json* off = nullptr;
+    if (!r->extra.contains("trials")) continue;
+    for (const auto& t : r->extra["trials"])
+      if (t.value("distance", -1) == int(banks->value()) && t.value("three_sources", false) &&
+          t.value("outcome", "") == "completed" && t.contains("patch"))
+        (t.value("reuse_a", false) ? on : off) = &t;
+    if (!on || !off) continue;
+    const std::string field = reuse_field_effect(
+        parse_word((*on)["patch"].at("new_hi").get<std::string>()), parse_word((*off)["patch"].at("new_hi").get<std::string>()),
+        (*on)["cycles_per_ffma"].get<double>(), (*off)["cycles_per_ffma"].get<double>());
+    sc.derive({{"field", std::string("reuse")}}, {r}).extra["reuse_field"] = field;
+  }
+}
+
 ProbeSpec reuse_banks_spec() {
   ProbeSpec s;
   s.id = "sass.patch.reuse_banks";
@@ -248,6 +270,8 @@ ProbeSpec reuse_banks_spec() {
                {"ffma/cycles_conflict_reuse_off", "cycles", "three sources in one bank, reuse flags cleared"},
                {"ffma/cycles_conflict_reuse_on", "cycles", "three sources in one bank, reuse flag set on slot a"}};
   s.run = run_reuse_banks;
+  s.summarize = summarize_reuse_banks;
+  s.covers = {{"control.reuse.field", "extra.reuse_field", {{"field", std::string("reuse")}}}};
   // Not risky: every patched launch runs in launch_batch_in_child (a child with a watchdog).
   s.time_cap_s = 60;
   s.quick_time_cap_s = 30;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/control_fields.hpp"
 #include "analysis/control_study.hpp"
 #include "core/registry.hpp"
 #include "patch_chains.cuh"
@@ -235,6 +236,40 @@ void run_scoreboard(ProbeContext& ctx) {
   ctx.metric("scoreboard/usable_barriers", double(usable));
 }
 
+// The write-barrier field and the wait mask: the bits the experiments' patches changed when they
+// changed that field alone (decoded from the control words they record), and what the settings
+// did to the chase (barriers 0-5 guard it, 6 and 7 are none; removing a chain's wait breaks it).
+void summarize_scoreboard_fields(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    if (r->derived || !r->extra.contains("experiments")) continue;
+    std::uint64_t write_bits = 0, wait_bits = 0;
+    std::vector<FieldTrial> write, wait;
+    for (const auto& e : r->extra["experiments"]) {
+      const std::string kind = e.value("experiment", ""), setting = e.value("setting", "");
+      if (kind != "barrier" && kind != "wait_removed") continue;
+      const bool write_edit = kind == "barrier";
+      if (e.contains("patch") && e["patch"].is_array())
+        for (const auto& p : e["patch"]) {
+          const auto a = sass::ControlWord::parse(p.value("old", "")), b = sass::ControlWord::parse(p.value("new", ""));
+          if (!a || !b || *a == *b) continue;
+          sass::ControlWord only = *a;
+          if (write_edit) only.write_barrier = b->write_barrier;
+          else only.wait_mask = b->wait_mask;
+          if (only == *b)
+            (write_edit ? write_bits : wait_bits) |= parse_word(p.at("old_hi").get<std::string>()) ^ parse_word(p.at("new_hi").get<std::string>());
+        }
+      const std::string read = e.value("read", e.value("u", ""));
+      const bool right = e.value("outcome", "") == "completed" && read == "right" && e.value("v", "right") == "right";
+      if (write_edit) write.push_back({"write barrier " + setting, right, e.value("outcome", "")});
+      else wait.push_back({"waits removed: " + setting, right, e.value("outcome", "")});
+    }
+    const std::string write_field = field_effect(write_bits, write), wait_field = field_effect(wait_bits, wait);
+    Record& d = sc.derive({{"fields", std::string("barriers")}}, {r});
+    d.extra["write_barrier_field"] = write_field;
+    d.extra["wait_mask_field"] = wait_field;
+  }
+}
+
 ProbeSpec scoreboard_spec() {
   ProbeSpec s;
   s.id = "sass.patch.scoreboard";
@@ -247,7 +282,10 @@ ProbeSpec scoreboard_spec() {
                {"latency/lds_chase_cycles", "cycles", "cycles per step of the one-chain LDS chase, unpatched"},
                {"latency/two_chase_cycles_per_step", "cycles", "cycles per step of the two interleaved chases, unpatched"},
                {"watchdog/hang_batch_s", "s", "wall time of the batch around the hanging patch (watchdog 4 s, quick 2 s, single-sample 30 s: extra.hang.watchdog_s)"}};
-  s.covers = {{"control.scoreboard.count", "scoreboard/usable_barriers", {}}};
+  s.covers = {{"control.scoreboard.count", "scoreboard/usable_barriers", {}},
+              {"control.write_sb.field", "extra.write_barrier_field", {{"fields", std::string("barriers")}}},
+              {"control.wait_mask.field", "extra.wait_mask_field", {{"fields", std::string("barriers")}}}};
+  s.summarize = summarize_scoreboard_fields;
   s.run = run_scoreboard;
   // Not risky: every patched launch runs in launch_batch_in_child (a child with a watchdog).
   s.time_cap_s = 60;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -12,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "analysis/control_fields.hpp"
 #include "analysis/control_study.hpp"
 #include "core/registry.hpp"
 #include "../latency/alu_catalog.cuh"
@@ -357,6 +359,53 @@ void run_stall_class(ProbeContext& ctx, const ClassRow& row) {
   }
 }
 
+// The sweep with the compiler's waits kept (yield as compiled), as recorded: the trials and the
+// upper words each patch wrote over the old ones.
+struct RecordedSweep {
+  std::vector<StallTrial> kept;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> words;  // old, new upper word
+};
+RecordedSweep recorded_sweep(const Record& r) {
+  RecordedSweep out;
+  for (const auto& t : r.extra.value("stall_sweep", nlohmann::json::array())) {
+    if (t.value("waits", "") != "kept" || t.value("yield", "") != "as compiled" || !t.contains("wrong_lanes")) continue;
+    out.kept.push_back({t.at("stall").get<int>(), t.value("outcome", "") == "completed", t.at("wrong_lanes").get<int>(),
+                        t.value("cycles_per_step", 0.0)});
+    if (t.contains("patch") && t["patch"].is_object())
+      out.words.emplace_back(parse_word(t["patch"].at("old_hi").get<std::string>()), parse_word(t["patch"].at("new_hi").get<std::string>()));
+  }
+  return out;
+}
+
+// The linearity row's derived record: issue delay over the stall count fitted from the threshold
+// up, what the stalls below it did, and the bits the stall patches changed, which the fit shows
+// to be the stall field when the delay follows the count one cycle per count.
+void summarize_stall_field(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    if (r->derived || !r->metric("stall/threshold")) continue;
+    const RecordedSweep sweep = recorded_sweep(*r);
+    const int threshold = int(r->metric("stall/threshold")->value());
+    const int period = r->extra.contains("chain") ? r->extra["chain"].value("instructions_per_step", 1) : 1;
+    const StallLinearity lin = stall_linearity(sweep.kept, threshold, period);
+    if (lin.fit.n < 3) continue;
+    const std::string below = below_threshold_effect(sweep.kept, threshold, kThreads);
+    const std::string bits = upper_bits_text(changed_upper_bits(sweep.words));
+    char delay[160];
+    std::snprintf(delay, sizeof delay, "%.3f cycles per count over stalls %d-%d, r2 %.5f", lin.fit.slope, lin.first,
+                  lin.last, lin.fit.r2);
+    const std::string field = lin.one_to_one && !bits.empty()
+                                  ? bits + ": the stall patches changed these bits, and the issue delay followed them (" +
+                                        delay + ")"
+                                  : "undetermined: the patched bits (" + bits + ") did not move the delay 1:1 (" + delay + ")";
+    Record& d = sc.derive({{"fit", std::string("stall_count")}}, {r});
+    sc.add_metric(d, "stall/cycles_per_stall", single_value(lin.fit.slope));
+    sc.add_metric(d, "stall/fit_r2", single_value(lin.fit.r2));
+    d.extra["linearity"] = lin.text;
+    d.extra["below_latency"] = below;
+    d.extra["stall_field"] = field;
+  }
+}
+
 ProbeSpec stall_class_spec(const ClassRow& row) {
   ProbeSpec s;
   s.id = "sass.patch.stall." + row.name;
@@ -371,8 +420,15 @@ ProbeSpec stall_class_spec(const ClassRow& row) {
       {"stall/threshold", "cycles", "smallest stall right with the compiler's waits kept"},
       {"stall/threshold_no_wait", "cycles", "smallest stall right with the chain's waits removed"},
       {"stall/cycles_per_stall", "cycles", "extra cycles per instruction for each stall cycle above the threshold"},
-      {"stall/threshold_minus_latency", "cycles", "threshold minus the measured latency per instruction (0: they agree)"}};
-  if (row.covers_linearity) s.covers = {{"control.stall.linearity", "stall/cycles_per_stall", {}}};
+      {"stall/threshold_minus_latency", "cycles", "threshold minus the measured latency per instruction (0: they agree)"},
+      {"stall/fit_r2", "ratio", "r2 of the line of cycles per instruction over the stall count (derived, fit=stall_count)"}};
+  if (row.covers_linearity) {
+    const Params fit = {{"fit", std::string("stall_count")}};
+    s.covers = {{"control.stall.linearity", "extra.linearity", fit},
+                {"control.stall.below_latency", "extra.below_latency", fit},
+                {"control.stall.field", "extra.stall_field", fit}};
+    s.summarize = summarize_stall_field;
+  }
   s.run = [row](ProbeContext& ctx) { run_stall_class(ctx, row); };
   // Not risky: every patched launch runs in launch_batch_in_child (a child with a watchdog).
   s.time_cap_s = 60;

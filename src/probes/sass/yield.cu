@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/control_fields.hpp"
 #include "core/registry.hpp"
 #include "../latency/alu_catalog.cuh"
 #include "patch_chains.cuh"
@@ -91,6 +92,20 @@ void run_yield(ProbeContext& ctx) {
   if (full_cleared > 0) ctx.metric("cycles_per_step/32_warps_yield_cleared", full_cleared);
 }
 
+// The yield field: the bit the two patches differ in, and whether flipping it moved the timing.
+void summarize_yield(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    if (r->derived || !r->extra.contains("patch_set") || !r->extra.contains("patch_cleared")) continue;
+    std::vector<YieldTrial> trials;
+    for (const auto& t : r->extra.value("sweep", nlohmann::json::array()))
+      if (t.value("outcome", "") == "completed" && t.value("wrong_lanes", 1) == 0)
+        trials.push_back({t.at("warps").get<int>(), t.at("yield").get<bool>(), t.value("warp0_cycles_per_step", 0.0)});
+    const std::string field = yield_field_effect(parse_word(r->extra["patch_set"].at("new_hi").get<std::string>()),
+                                                 parse_word(r->extra["patch_cleared"].at("new_hi").get<std::string>()), trials);
+    sc.derive({{"field", std::string("yield")}}, {r}).extra["yield_field"] = field;
+  }
+}
+
 ProbeSpec yield_spec() {
   ProbeSpec s;
   s.id = "sass.patch.yield";
@@ -102,6 +117,9 @@ ProbeSpec yield_spec() {
                {"cycles_per_step/32_warps_yield_set", "cycles", "warp 0's cycles per step with 32 warps on the SM, yield set"},
                {"cycles_per_step/32_warps_yield_cleared", "cycles", "the same with the yield flag cleared"}};
   s.run = run_yield;
+  s.summarize = summarize_yield;
+  s.covers = {{"control.yield.effect", "cycles_per_step/32_warps_yield_set", {}},
+              {"control.yield.field", "extra.yield_field", {{"field", std::string("yield")}}}};
   // Not risky: every patched launch runs in launch_batch_in_child (a child with a watchdog).
   s.time_cap_s = 40;
   s.quick_time_cap_s = 20;
