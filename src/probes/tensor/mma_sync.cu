@@ -445,20 +445,40 @@ ProbeSpec sparse_speedup_spec() {
 using ForwardRow = F16F16K16;
 static_assert(ForwardRow::info.nc <= ForwardRow::info.na, "D must fit in A's registers");
 
+// A lane's operands of one row from `in` (lane-major: A, B, then C registers).
+template <class Row>
+__device__ __forceinline__ void load_operands(const typename Row::W* in, typename Row::W (&a)[Row::info.na],
+                                              typename Row::W (&b)[Row::info.nb], typename Row::W (&c)[Row::info.nc]) {
+  constexpr int NA = Row::info.na, NB = Row::info.nb, NC = Row::info.nc;
+  const typename Row::W* p = in + (threadIdx.x % 32) * (NA + NB + NC);
+#pragma unroll
+  for (int i = 0; i < NA; ++i) a[i] = p[i];
+#pragma unroll
+  for (int i = 0; i < NB; ++i) b[i] = p[NA + i];
+#pragma unroll
+  for (int i = 0; i < NC; ++i) c[i] = p[NA + NB + i];
+}
+
+// Thread 0 stores a one-warp chain's accumulator (keeps the chain live) and its timed region.
+template <class W, int NC>
+__device__ __forceinline__ void store_chain(W* out, RegionTiming* timing, const W (&acc)[NC], const RegionTiming& tm) {
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < NC; ++i) out[i] = acc[i];
+    timing[0] = tm;
+  }
+}
+
 template <class Row, bool ToA>
 __global__ void mma_feed_kernel(const typename Row::W* in, typename Row::W* out, RegionTiming* timing, int trips,
                                 uint32_t zero) {
   (void)zero;
   using W = typename Row::W;
   constexpr int NA = Row::info.na, NB = Row::info.nb, NC = Row::info.nc;
-  const W* p = in + (threadIdx.x % 32) * (NA + NB + NC);
   W a[NA], b[NB], c[NC], d[NC];
+  load_operands<Row>(in, a, b, c);
 #pragma unroll
-  for (int i = 0; i < NA; ++i) a[i] = p[i];
-#pragma unroll
-  for (int i = 0; i < NB; ++i) b[i] = p[NA + i];
-#pragma unroll
-  for (int i = 0; i < NC; ++i) d[i] = c[i] = p[NA + NB + i];
+  for (int i = 0; i < NC; ++i) d[i] = c[i];
   RegionClock clock;
   clock.begin();
 #pragma unroll 1
@@ -474,12 +494,7 @@ __global__ void mma_feed_kernel(const typename Row::W* in, typename Row::W* out,
       }
     }
   }
-  const RegionTiming tm = clock.end();
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int i = 0; i < NC; ++i) out[i] = d[i];
-    timing[0] = tm;
-  }
+  store_chain(out, timing, d, clock.end());
 }
 
 // tensor.mma_sync.ldmatrix_prefetch: one warp's accumulator chain of f16 m16n8k16 mmas, plain
@@ -499,14 +514,8 @@ __global__ void mma_prefetch_kernel(const typename Row::W* in, typename Row::W* 
   constexpr int NA = Row::info.na, NB = Row::info.nb, NC = Row::info.nc;
   __shared__ __align__(16) uint32_t smem[32 * NA];
   const int lane = threadIdx.x % 32;
-  const W* p = in + lane * (NA + NB + NC);
   W a[NA], b[NB], acc[NC];
-#pragma unroll
-  for (int i = 0; i < NA; ++i) a[i] = p[i];
-#pragma unroll
-  for (int i = 0; i < NB; ++i) b[i] = p[NA + i];
-#pragma unroll
-  for (int i = 0; i < NC; ++i) acc[i] = p[NA + NB + i];
+  load_operands<Row>(in, a, b, acc);
   // ldmatrix.x4 hands lane t word t % 4 of row t / 4 of matrix i in its register i, and lane l
   // addresses row l % 8 of matrix l / 8: stored so, every lane loads back its own A.
 #pragma unroll
@@ -530,12 +539,7 @@ __global__ void mma_prefetch_kernel(const typename Row::W* in, typename Row::W* 
       }
     }
   }
-  const RegionTiming tm = clock.end();
-  if (threadIdx.x == 0) {
-#pragma unroll
-    for (int i = 0; i < NC; ++i) out[i] = acc[i];
-    timing[0] = tm;
-  }
+  store_chain(out, timing, acc, clock.end());
 }
 
 // A probe of two single-warp chains of one row told apart by a string axis, a base loop and a
