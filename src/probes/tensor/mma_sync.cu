@@ -11,8 +11,10 @@
 
 #include "analysis/chain.hpp"
 #include "analysis/mma_reference.hpp"
+#include "analysis/rate_relations.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
+#include "core/ptx_mma.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
 #include "mma_catalog.cuh"
@@ -288,6 +290,11 @@ std::vector<SeedCover> seed_covers(std::string_view name) {
       {"f16_f32.m16n8k16", "tensor.mma_sync.f16.latency", "latency/cycles"},
       {"f16_f32.m16n8k16", "tensor.mma_sync.f16.throughput", "interval/cycles"},
       {"f16_f32.m16n8k16", "tensor.mma_sync.f16.peak", "throughput/tflops"},
+      // The seeds' tensor-pipe table (§5.3) times this f16 mma.sync over an ILP x warps sweep.
+      {"f16_f32.m16n8k16", "throughput.tc.peak", "interval/cycles"},
+      {"f16_f32.m16n8k16", "throughput.tc.ilp_knee", "knee/ilp"},
+      {"f16_f32.m16n8k16", "throughput.tc.saturation_warps", "knee/warps_per_sm"},
+      {"f16_f32.m16n8k16", "throughput.sm_ipc.mma", "throughput/mma_per_clk_per_sm"},
       {"bf16_f32.m16n8k16", "tensor.mma_sync.bf16.latency", "latency/cycles"},
       {"bf16_f32.m16n8k16", "tensor.mma_sync.bf16.throughput", "interval/cycles"},
       {"bf16_f32.m16n8k16", "tensor.mma_sync.bf16.peak", "throughput/tflops"},
@@ -314,14 +321,18 @@ std::vector<SeedCover> seed_covers(std::string_view name) {
       {"mxf8f6f4_e4m3.m16n8k32", "tensor.mma_sync.mxfp6_8.throughput", "interval/cycles"},
       {"s8.m16n8k32", "tensor.mma_sync.int8.latency", "latency/cycles"},
       {"s8.m16n8k32", "tensor.mma_sync.int8.throughput", "interval/cycles"},
+      {"s8.m16n8k32", "tensor.mma_sync.int8.peak", "throughput/tflops"},
       {"s8.m16n8k64.ordered", "tensor.mma_sync.int8_sp.latency", "latency/cycles"},
       {"s8.m16n8k64.ordered", "tensor.mma_sync.int8_sp.throughput", "interval/cycles"},
+      {"s8.m16n8k64.ordered", "tensor.mma_sync.int8_sp.peak", "throughput/tflops"},
       {"f16_f32.m16n8k32.ordered", "tensor.mma_sync.f16_sp.latency", "latency/cycles"},
       {"f16_f32.m16n8k32.ordered", "tensor.mma_sync.f16_sp.throughput", "interval/cycles"},
       {"f16_f32.m16n8k32.ordered", "tensor.mma_sp.latency_ordered_metadata", "latency/cycles"},
       {"f16_f32.m16n8k32.plain", "tensor.mma_sp.latency_plain_metadata", "latency/cycles"},
       {"f64.m8n8k4", "tensor.mma_sync.f64.latency", "latency/cycles"},
       {"f64.m8n8k4", "tensor.mma_sync.f64.throughput", "interval/cycles"},
+      // The chip's DMMA peak: an m16 shape (sm_90 runs m8n8k4 at half the m16 shapes' FLOP rate).
+      {"f64.m16n8k8", "tensor.mma_sync.f64.peak", "throughput/tflops"},
       {"s4.m16n8k64", "tensor.mma_sync.int4.latency", "latency/cycles"},
       {"b1_xor.m16n8k256", "tensor.mma_sync.b1.latency", "latency/cycles"},
   };
@@ -342,15 +353,10 @@ constexpr std::pair<int, int> sass_per_mma(const RowInfo& r) {
   return {1, 1};
 }
 
+// The SASS a row's kernels must hold: its opcode per mma in each timed loop, and the tile kernel's.
 template <class Row>
-ProbeSpec mma_sync_spec() {
+void add_row_sass(ProbeSpec& s) {
   constexpr RowInfo r = Row::info;
-  ProbeSpec s;
-  s.id = std::string(r.sparse ? "tensor.mma_sp." : "tensor.mma_sync.") + r.name;
-  s.description = std::string(r.ptx) + ": accumulator-chain latency, throughput per SM over warps x accumulators, TFLOPS";
-  s.needs.min_cc = r.min_cc;
-  s.needs.max_cc = r.max_cc;
-  if (r.block_scaled_feature) s.needs.features = {Feature::BlockScaledMma};
   const std::string tag = std::string("::") + Row::tag;
   for (int ilp : kIlps) {
     const std::string glob = "*mma_sync_kernel<*" + tag + ", " + std::to_string(ilp) + ">*";
@@ -360,14 +366,31 @@ ProbeSpec mma_sync_spec() {
   }
   s.sass.push_back(expect_sass("*mma_tile_kernel<*" + tag + ">*", SassRegion::Whole,
                                {{*r.routine_opcode ? r.routine_opcode : r.opcode, 1}}));
-  s.metrics = chain_latency_metrics("cycles from an mma's accumulator to the next mma that adds to it");
-  s.metrics.push_back({"throughput/mma_per_clk_per_sm", "mma/clk", "warp-level mmas per clock per SM at the best warps x ILP point"});
-  s.metrics.push_back({"throughput/flop_per_clk_per_sm", "FLOP/clk", "2 M N K per mma (integer rows: ops; sparse: the dense-equivalent K)"});
-  s.metrics.push_back({"throughput/tflops", "TFLOP/s", "the chip at the observed SM clock: per-SM rate x SMs x clock"});
-  s.metrics.push_back({"interval/cycles", "cycles", "cycles between mmas on one SM sub-partition at the plateau"});
-  s.metrics.push_back({"knee/ilp", "accumulators", "fewest independent accumulators per warp reaching 95 % of the plateau"});
-  s.metrics.push_back({"knee/warps_per_sm", "warps", "fewest warps per SM reaching 95 % of the plateau"});
-  s.metrics.push_back({"efficiency/percent_of_peak", "%", "of the stated dense tensor rate per SM per clock (extra.peak_source)"});
+}
+
+std::vector<MetricSpec> mma_metrics() {
+  std::vector<MetricSpec> m = chain_latency_metrics("cycles from an mma's accumulator to the next mma that adds to it");
+  m.push_back({"throughput/mma_per_clk_per_sm", "mma/clk", "warp-level mmas per clock per SM at the best warps x ILP point"});
+  m.push_back({"throughput/flop_per_clk_per_sm", "FLOP/clk", "2 M N K per mma (integer rows: ops; sparse: the dense-equivalent K)"});
+  m.push_back({"throughput/tflops", "TFLOP/s", "the chip at the observed SM clock: per-SM rate x SMs x clock"});
+  m.push_back({"interval/cycles", "cycles", "cycles between mmas on one SM sub-partition at the plateau"});
+  m.push_back({"knee/ilp", "accumulators", "fewest independent accumulators per warp reaching 95 % of the plateau"});
+  m.push_back({"knee/warps_per_sm", "warps", "fewest warps per SM reaching 95 % of the plateau"});
+  m.push_back({"efficiency/percent_of_peak", "%", "of the stated dense tensor rate per SM per clock (extra.peak_source)"});
+  return m;
+}
+
+template <class Row>
+ProbeSpec mma_sync_spec() {
+  constexpr RowInfo r = Row::info;
+  ProbeSpec s;
+  s.id = std::string(r.sparse ? "tensor.mma_sp." : "tensor.mma_sync.") + r.name;
+  s.description = std::string(r.ptx) + ": accumulator-chain latency, throughput per SM over warps x accumulators, TFLOPS";
+  s.needs.min_cc = r.min_cc;
+  s.needs.max_cc = r.max_cc;
+  if (r.block_scaled_feature) s.needs.features = {Feature::BlockScaledMma};
+  add_row_sass<Row>(s);
+  s.metrics = mma_metrics();
   s.views = {bars_view("throughput/tflops")};
   s.covers = seed_covers(r.name);
   s.run = run_mma_sync<Row>;
@@ -376,8 +399,250 @@ ProbeSpec mma_sync_spec() {
   return s;
 }
 
+// tensor.mma_sp.speedup: the sparse 2:4 row against the dense row of the same types and the same
+// dense-equivalent work per K step (f16 x f16 + f32; sparse K 32 holds the dense K 16's A
+// registers). The seeds' "sparse speedup over dense" is the ratio of their dense-equivalent FLOP
+// rates per clock; both rows run as points of one probe so that one summary sees both.
+using SpeedupDense = F16F32K16;
+using SpeedupSparse = SpoF16K32;
+
+void run_sparse_speedup(ProbeContext& ctx) {
+  const std::string mma = ctx.str_param("mma");
+  if (mma == "dense") run_mma_sync<SpeedupDense>(ctx);
+  else if (mma == "sparse") run_mma_sync<SpeedupSparse>(ctx);
+  else throw Error("tensor.mma_sp.speedup: mma must be dense or sparse; got " + mma);
+}
+
+void summarize_sparse_speedup(SummaryContext& sc) {
+  derive_ratio(sc, "mma", "dense", "sparse", "throughput/flop_per_clk_per_sm", "speedup/x", "speedup");
+}
+
+ProbeSpec sparse_speedup_spec() {
+  ProbeSpec s;
+  s.id = "tensor.mma_sp.speedup";
+  s.description = "sparse 2:4 mma.sp f16 m16n8k32 over dense mma.sync f16 m16n8k16: dense-equivalent FLOP rate ratio";
+  s.needs.min_cc = std::max(SpeedupDense::info.min_cc, SpeedupSparse::info.min_cc);
+  s.axes = {Axis::list("mma", std::vector<std::string>{"dense", "sparse"})};
+  add_row_sass<SpeedupDense>(s);
+  add_row_sass<SpeedupSparse>(s);
+  s.metrics = mma_metrics();
+  s.metrics.push_back({"speedup/x", "x", "sparse over dense FLOP per clock per SM, each at its best point"});
+  s.views = {bars_view("throughput/tflops")};
+  s.covers = {{"tensor.mma_sp.speedup", "speedup/x", {{"mma", std::string("speedup")}}}};
+  s.run = run_sparse_speedup;
+  s.summarize = summarize_sparse_speedup;
+  s.time_cap_s = 8;
+  s.quick_time_cap_s = 3;
+  return s;
+}
+
+// tensor.mma_sync.c_to_a: one warp's chain of f16 m16n8k16 mmas whose result feeds the next
+// mma's accumulator C (feed = c, the usual chain) or its A operand (feed = a: D's two f16x2
+// registers become A's first two; C stays fixed). The difference is what routing an accumulator
+// into an operand costs, the C-to-A forwarding of chained attention-style MMAs. The values of
+// an A chain run away (f16 products of products); tensor-core timing does not depend on them,
+// and the row's tile check proves the instruction computes.
+using ForwardRow = F16F16K16;
+static_assert(ForwardRow::info.nc <= ForwardRow::info.na, "D must fit in A's registers");
+
+// A lane's operands of one row from `in` (lane-major: A, B, then C registers).
+template <class Row>
+__device__ __forceinline__ void load_operands(const typename Row::W* in, typename Row::W (&a)[Row::info.na],
+                                              typename Row::W (&b)[Row::info.nb], typename Row::W (&c)[Row::info.nc]) {
+  constexpr int NA = Row::info.na, NB = Row::info.nb, NC = Row::info.nc;
+  const typename Row::W* p = in + (threadIdx.x % 32) * (NA + NB + NC);
+#pragma unroll
+  for (int i = 0; i < NA; ++i) a[i] = p[i];
+#pragma unroll
+  for (int i = 0; i < NB; ++i) b[i] = p[NA + i];
+#pragma unroll
+  for (int i = 0; i < NC; ++i) c[i] = p[NA + NB + i];
+}
+
+// Thread 0 stores a one-warp chain's accumulator (keeps the chain live) and its timed region.
+template <class W, int NC>
+__device__ __forceinline__ void store_chain(W* out, RegionTiming* timing, const W (&acc)[NC], const RegionTiming& tm) {
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int i = 0; i < NC; ++i) out[i] = acc[i];
+    timing[0] = tm;
+  }
+}
+
+template <class Row, bool ToA>
+__global__ void mma_feed_kernel(const typename Row::W* in, typename Row::W* out, RegionTiming* timing, int trips,
+                                uint32_t zero) {
+  (void)zero;
+  using W = typename Row::W;
+  constexpr int NA = Row::info.na, NB = Row::info.nb, NC = Row::info.nc;
+  W a[NA], b[NB], c[NC], d[NC];
+  load_operands<Row>(in, a, b, c);
+#pragma unroll
+  for (int i = 0; i < NC; ++i) d[i] = c[i];
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int t = 0; t < trips; ++t) {
+#pragma unroll
+    for (int j = 0; j < kPerTrip; ++j) {
+      if constexpr (ToA) {
+#pragma unroll
+        for (int i = 0; i < NC; ++i) a[i] = d[i];
+        Row::mma(d, a, b, c, 0, 0, 0);
+      } else {
+        Row::mma(d, a, b, d, 0, 0, 0);
+      }
+    }
+  }
+  store_chain(out, timing, d, clock.end());
+}
+
+// tensor.mma_sync.ldmatrix_prefetch: one warp's accumulator chain of f16 m16n8k16 mmas, plain
+// (loop = mma) or with a one-stage software-pipelined operand feed (loop = mma_ldmatrix): each step
+// issues the ldmatrix.x4 of the next step's A, then the mma on the A loaded one step earlier (ptxas
+// may hoist a load a further step ahead: the schedule it picks is the one measured).
+// Per step, the difference is the ldmatrix latency the mma chain does not hide.
+using PrefetchRow = F16F32K16;
+static_assert(PrefetchRow::info.na == 4 && sizeof(PrefetchRow::W) == 4, "one ldmatrix.x4 holds A");
+
+// zero (0 at run time) keeps ptxas from merging the loads: each step's address differs as far as
+// it can tell, as a real pipeline's next tile would.
+template <class Row, bool Prefetch>
+__global__ void mma_prefetch_kernel(const typename Row::W* in, typename Row::W* out, RegionTiming* timing, int trips,
+                                    uint32_t zero) {
+  using W = typename Row::W;
+  constexpr int NA = Row::info.na, NB = Row::info.nb, NC = Row::info.nc;
+  __shared__ __align__(16) uint32_t smem[32 * NA];
+  const int lane = threadIdx.x % 32;
+  W a[NA], b[NB], acc[NC];
+  load_operands<Row>(in, a, b, acc);
+  // ldmatrix.x4 hands lane t word t % 4 of row t / 4 of matrix i in its register i, and lane l
+  // addresses row l % 8 of matrix l / 8: stored so, every lane loads back its own A.
+#pragma unroll
+  for (int i = 0; i < NA; ++i) smem[(8 * i + lane / 4) * 4 + lane % 4] = a[i];
+  __syncthreads();
+  const uint32_t addr = uint32_t(__cvta_generic_to_shared(smem)) + lane * 16;
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int t = 0; t < trips; ++t) {
+#pragma unroll
+    for (int j = 0; j < kPerTrip; ++j) {
+      if constexpr (Prefetch) {
+        uint32_t next[NA];
+        ptx::ldmatrix<NA, false>(next, addr + ((uint32_t(t * kPerTrip + j) & zero) << 4));
+        Row::mma(acc, a, b, acc, 0, 0, 0);
+#pragma unroll
+        for (int i = 0; i < NA; ++i) a[i] = next[i];
+      } else {
+        Row::mma(acc, a, b, acc, 0, 0, 0);
+      }
+    }
+  }
+  store_chain(out, timing, acc, clock.end());
+}
+
+// A probe of two single-warp chains of one row told apart by a string axis, a base loop and a
+// variant loop, each a kernel (in, out, timing, trips, zero) of kPerTrip steps per trip; its summary
+// derives {axis: difference}: the variant's cycles per step minus the base's.
+template <class Row>
+using ChainKernel = void (*)(const typename Row::W*, typename Row::W*, RegionTiming*, int, uint32_t);
+
+struct ChainPair {
+  const char* id;
+  const char* description;
+  const char* axis;
+  const char* base;
+  const char* variant;
+  const char* step;   // what one step of the chain is
+  const char* extra;  // what the difference means
+  const char* item;   // the seed item it answers
+};
+
+template <class Row>
+void run_chain_pair(ProbeContext& ctx, const ChainPair& p, ChainKernel<Row> base, ChainKernel<Row> variant) {
+  using W = typename Row::W;
+  const std::string loop = ctx.str_param(p.axis);
+  if (loop != p.base && loop != p.variant)
+    throw Error(std::string(p.id) + ": " + p.axis + " must be " + p.base + " or " + p.variant + "; got " + loop);
+  std::mt19937_64 rng(std::random_device{}());
+  const RowInputs<Row> in = make_inputs<Row>(rng);
+  DeviceBuffer<W> dev_in(in.lanes.size());
+  dev_in.from_host(in.lanes);
+  check_one_tile<Row>(ctx, in, dev_in);
+  DeviceBuffer<W> out(Row::info.nc);
+  const ChainKernel<Row> kernel = loop == p.variant ? variant : base;
+  const std::vector<std::int64_t> lengths{16 * kPerTrip, 32 * kPerTrip, 64 * kPerTrip, 128 * kPerTrip};
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.time_cap_s = ctx.quick() ? 0.1 : 0.3;
+  emit_chain_latency(ctx, measure_launched_chain(
+                              ctx, lengths,
+                              [&](std::int64_t steps, RegionTiming* timing) {
+                                launch(ctx, kernel, {1, 32}, dev_in.get(), out.get(), timing, int(steps / kPerTrip), 0u);
+                              },
+                              policy));
+}
+
+// sass: the expectations of both loops; the row's tile kernel's is added here.
+template <class Row>
+ProbeSpec chain_pair_spec(const ChainPair& p, ChainKernel<Row> base, ChainKernel<Row> variant,
+                          std::vector<SassExpectation> sass) {
+  ProbeSpec s;
+  s.id = p.id;
+  s.description = p.description;
+  s.needs.min_cc = Row::info.min_cc;
+  s.axes = {Axis::list(p.axis, std::vector<std::string>{p.base, p.variant})};
+  s.sass = std::move(sass);
+  s.sass.push_back(expect_sass(std::string("*mma_tile_kernel<*::") + Row::tag + ">*", SassRegion::Whole, {{Row::info.opcode, 1}}));
+  s.metrics = chain_latency_metrics(p.step);
+  s.metrics.push_back({"latency/extra_cycles", "cycles", p.extra});
+  s.views = {bars_view("latency/cycles")};
+  s.covers = {{p.item, "latency/extra_cycles", {{p.axis, std::string("difference")}}}};
+  s.run = [p, base, variant](ProbeContext& ctx) { run_chain_pair<Row>(ctx, p, base, variant); };
+  s.summarize = [p](SummaryContext& sc) {
+    derive_difference(sc, p.axis, p.base, p.variant, "latency/cycles", "latency/extra_cycles");
+  };
+  s.time_cap_s = 4;
+  s.quick_time_cap_s = 1.5;
+  return s;
+}
+
+ProbeSpec c_to_a_spec() {
+  static constexpr ChainPair kPair{"tensor.mma_sync.c_to_a",
+                                   "f16 mma.sync chain through A (D feeds A) against through C: the C-to-A forwarding cost",
+                                   "feed", "c", "a", "cycles from an mma's result to the next mma that reads it",
+                                   "the A-fed chain's latency minus the C-fed chain's",
+                                   "tensor.mma_sync.c_to_a_forwarding"};
+  std::vector<SassExpectation> sass;
+  for (const char* to_a : {"true", "false"})
+    sass.push_back(expect_sass(std::string("*mma_feed_kernel<*::") + ForwardRow::tag + ", " + to_a + ">*",
+                               SassRegion::Clocked, {{ForwardRow::info.opcode, kPerTrip, kPerTrip}}));
+  return chain_pair_spec<ForwardRow>(kPair, mma_feed_kernel<ForwardRow, false>, mma_feed_kernel<ForwardRow, true>,
+                                     std::move(sass));
+}
+
+ProbeSpec ldmatrix_prefetch_spec() {
+  static constexpr ChainPair kPair{
+      "tensor.mma_sync.ldmatrix_prefetch",
+      "f16 mma.sync accumulator chain with a one-stage ldmatrix.x4 prefetch of A against without: residual cost per mma",
+      "loop", "mma", "mma_ldmatrix",
+      "cycles per step of the accumulator chain (one mma, and one ldmatrix.x4 with the prefetch)",
+      "per step, the prefetching loop's cycles minus the plain loop's", "tensor.ldmatrix.prefetch_overhead"};
+  const std::string glob = std::string("*mma_prefetch_kernel<*::") + PrefetchRow::tag;
+  const char* mma = PrefetchRow::info.opcode;
+  std::vector<SassExpectation> sass;
+  sass.push_back(expect_sass(glob + ", true>*", SassRegion::Clocked, {{mma, kPerTrip, kPerTrip}, {"LDSM.16.M88.4", kPerTrip, kPerTrip}}));
+  sass.push_back(expect_sass(glob + ", false>*", SassRegion::Clocked, {{mma, kPerTrip, kPerTrip}}, {"LDL", "STL", "LDSM"}));
+  return chain_pair_spec<PrefetchRow>(kPair, mma_prefetch_kernel<PrefetchRow, false>,
+                                      mma_prefetch_kernel<PrefetchRow, true>, std::move(sass));
+}
+
 [[maybe_unused]] const bool registered = [] {
   for_each_row([](auto* row) { ProbeRegistration{mma_sync_spec<std::remove_pointer_t<decltype(row)>>()}; });
+  ProbeRegistration{sparse_speedup_spec()};
+  ProbeRegistration{c_to_a_spec()};
+  ProbeRegistration{ldmatrix_prefetch_spec()};
   return true;
 }();
 
