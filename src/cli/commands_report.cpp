@@ -235,11 +235,11 @@ int do_coverage(const CoverageArgs& args) {
   const CoverageReport c = compute_coverage(probes, doc ? &*doc : nullptr);
   out.write(coverage_markdown(c, true));
   for (const auto& u : c.unknown_items) std::cerr << "gpudissect: covers names no item of the reference studies: " << u << "\n";
-  // A row of data/coverage/sass-covers.csv for a probe this build lacks would answer nothing, silently.
+  // A row of data/coverage/covers.csv for a probe this build lacks would answer nothing, silently.
   bool orphan_rows = false;
   for (const TableCover& t : table_covers())
     if (std::none_of(probes.begin(), probes.end(), [&](const ProbeSpec* p) { return p->id == t.probe; })) {
-      std::cerr << "gpudissect: data/coverage/sass-covers.csv: " << t.item << " names no probe of this build: " << t.probe << "\n";
+      std::cerr << "gpudissect: data/coverage/covers.csv: " << t.item << " names no probe of this build: " << t.probe << "\n";
       orphan_rows = true;
     }
   if (args.check_covers) {

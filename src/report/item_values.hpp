@@ -49,7 +49,7 @@ std::vector<ItemValue> device_item_values(const nlohmann::json& device);
 // probe exercised on the chip ("yes: ran UTMALDG ... (sm_90a SASS checked)").
 inline const std::string kSassMetric = "sass";
 inline const std::string kRanMetric = "ran";
-// A probe's covers: its own (ProbeSpec::covers) and those data/coverage/sass-covers.csv declares
+// A probe's covers: its own (ProbeSpec::covers) and those data/coverage/covers.csv declares
 // for it (report/seed_items.hpp table_covers). The pointers stay valid for the program's life.
 std::vector<const SeedCover*> covers_of(const ProbeSpec& p);
 

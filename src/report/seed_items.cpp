@@ -103,7 +103,7 @@ static std::vector<std::pair<std::string, std::string>> parse_where(const std::s
     const std::string pair = text.substr(from, end - from);
     const auto eq = pair.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size())
-      throw std::invalid_argument("sass-covers.csv: '" + pair + "' is not key=value");
+      throw std::invalid_argument("covers.csv: '" + pair + "' is not key=value");
     out.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
     from = end + 1;
   }
@@ -111,9 +111,9 @@ static std::vector<std::pair<std::string, std::string>> parse_where(const std::s
 }
 
 const std::vector<TableCover>& table_covers() {
-  static const std::vector<TableCover> rows = table_rows<TableCover>(kSassCoversCsv, [](const auto& f) {
-    if (f[2] != "sass" && f[2] != "ran")
-      throw std::invalid_argument("sass-covers.csv: " + f[0] + ": metric must be sass or ran, not '" + f[2] + "'");
+  static const std::vector<TableCover> rows = table_rows<TableCover>(kTableCoversCsv, [](const auto& f) {
+    if (f[0].empty() || f[1].empty() || f[2].empty())
+      throw std::invalid_argument("covers.csv: a row needs an item, a probe and a metric");
     return TableCover{f[0], f[1], f[2], parse_where(f[3])};
   });
   return rows;

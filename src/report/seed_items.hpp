@@ -36,9 +36,11 @@ struct ReportedValueRule {
   std::string source;  // the call or property the value comes from
 };
 
-// A cover declared as data (data/coverage/sass-covers.csv) rather than in a probe's code: an item
-// the run's SASS check of one record answers (metric "sass": what a construct lowers to; "ran": a
-// feature the record exercised). `where` is "key=value;key=value" (params, compared as text).
+// A cover declared as data (data/coverage/covers.csv) rather than in a probe's code: for probes
+// whose variants come from shared tables (the ALU catalog, the mma.sync rows), where a line of
+// code would rebuild every variant's heavy unit, and for the answers of the run's SASS check
+// (metric "sass": what a construct lowers to; "ran": a feature the record exercised). `where` is
+// "key=value;key=value" (params, compared as text).
 struct TableCover {
   std::string item, probe, metric;
   std::vector<std::pair<std::string, std::string>> where;
@@ -59,8 +61,8 @@ const std::vector<ReportedValueRule>& reported_value_rules();
 // Where the driver answered `probe`'s `metric` (a rule for probe "*" holds for every probe);
 // nullopt for a measured metric.
 std::optional<std::string> reported_value_source(const std::string& probe, const std::string& metric);
-// Throws std::invalid_argument for a row whose metric is not "sass" or "ran" or whose `where` is
-// not key=value pairs.
+// Throws std::invalid_argument for a row without item, probe or metric, or whose `where` is not
+// key=value pairs.
 const std::vector<TableCover>& table_covers();
 // For an item about a curve (power vs active SMs, bandwidth vs bytes in flight), the axis it runs
 // over: only a derived record (the curve's knee, best or fit) answers it, never one of its points.

@@ -112,7 +112,10 @@ void run_bank(ProbeContext& ctx) {
   });
   ctx.set_observed_sm_clock_mhz(clock_mhz(last));
   ctx.metric(chain ? "shared/latency_cycles" : "shared/cycles_per_warp_load", r.summary);
-  if (!chain) ctx.metric("shared/bytes_per_clk", 32.0 * width / r.summary.median);
+  if (!chain) {
+    ctx.metric("shared/bytes_per_clk", 32.0 * width / r.summary.median);
+    ctx.metric("shared/warp_loads_per_clk", 1.0 / r.summary.median);
+  }
   ctx.metric("shared/model_wavefronts", double(wavefronts));
 }
 
@@ -184,6 +187,7 @@ ProbeSpec bank_spec() {
   s.metrics = {{"shared/latency_cycles", "cycles", "one dependent shared load (one warp)"},
                {"shared/cycles_per_warp_load", "cycles", "SM cycles per warp-wide shared load, 32 warps issuing"},
                {"shared/bytes_per_clk", "B/clk/SM", "bytes the warps asked for per SM clock"},
+               {"shared/warp_loads_per_clk", "inst/cyc/SM", "warp-wide shared loads per SM clock, 32 warps issuing"},
                {"shared/model_wavefronts", "passes", "bank model: most distinct words one bank must deliver (conflict degree)"},
                {"shared/cycles_per_extra_way", "cycles", "slope of cycles over the model's wavefronts (stride >= 1)"},
                {"shared/banks", "count", "banks the 32-bit stride sweep shows (analysis/bank_model infer_banks)"},
@@ -198,6 +202,8 @@ ProbeSpec bank_spec() {
               {"smem.bank_conflict.latency_32way", "shared/latency_cycles", lat(std::int64_t(32))},
               {"smem.bank_conflict.penalty_per_way", "shared/cycles_per_extra_way", lat(std::string("slope"))},
               {"smem.banks", "shared/banks", banks},
+              {"throughput.sm_ipc.smem", "shared/warp_loads_per_clk",
+               {{"mode", std::string("throughput")}, {"stride", std::int64_t(1)}, {"width", std::int64_t(4)}}},
               {"smem.bank_width", "shared/bank_width_bytes", banks}};
   s.run = run_bank;
   s.summarize = summarize_bank;

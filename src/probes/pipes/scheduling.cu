@@ -244,6 +244,9 @@ void summarize_binding(SummaryContext& sc) {
                                      : "not shown to be warpid % 4: " + short_number(worst) +
                                            " % of blocks at worst agreed, at ") +
                        at + " warps per block, in every sample";
+  // The schedulers per SM, only where the warpid-mod-4 rule held in every block: with 2 or 8
+  // schedulers other warps would share (warps 0 and 4 of 5 would not, or 0 and 2 would too).
+  if (worst >= 100) sc.add_metric(d, "binding/schedulers_per_sm", single_value(kSchedulersPerSm));
   if (fairness.empty()) return;
   const double unfair = *std::max_element(fairness.begin(), fairness.end());
   const double slowed = over_lone.empty() ? 0 : *std::min_element(over_lone.begin(), over_lone.end());
@@ -263,6 +266,8 @@ ProbeSpec binding_spec() {
   s.sass = {expect_sass("*warp_binding_kernel*", SassRegion::Clocked, {{"FFMA", kBindingFfmaPerTrip, -1}})};
   s.metrics = {{"binding/blocks_consistent_percent", "%", "blocks whose slow warps are exactly those sharing warpid mod 4"},
                {"binding/worst_consistent_percent", "%", "the lowest sample over every warp count"},
+               {"binding/schedulers_per_sm", "count",
+                "schedulers (sub-cores) per SM: the modulus of the binding rule, where every block agreed with it"},
                {"policy/sharers_max_over_min", "ratio",
                 "block 0: cycles of the slowest warp sharing a scheduler over the fastest (1: the slot is shared fairly)"},
                {"switch/extra_cycles_per_instr", "cycles",
@@ -271,7 +276,8 @@ ProbeSpec binding_spec() {
   const Params summary{{"warps", std::string("summary")}};
   s.covers = {{"scheduler.subcore.binding", "extra.binding", summary},
               {"scheduler.policy", "extra.policy", summary},
-              {"scheduler.warp_switch_cost", "switch/extra_cycles_per_instr", summary}};
+              {"scheduler.warp_switch_cost", "switch/extra_cycles_per_instr", summary},
+              {"topology.subcores_per_sm", "binding/schedulers_per_sm", summary}};
   s.run = run_binding;
   s.summarize = summarize_binding;
   s.time_cap_s = 2;
