@@ -246,7 +246,12 @@ void summarize_binding(SummaryContext& sc) {
                        at + " warps per block, in every sample";
   // The schedulers per SM, only where the warpid-mod-4 rule held in every block: with 2 or 8
   // schedulers other warps would share (warps 0 and 4 of 5 would not, or 0 and 2 would too).
-  if (worst >= 100) sc.add_metric(d, "binding/schedulers_per_sm", single_value(kSchedulersPerSm));
+  if (worst >= 100) {
+    sc.add_metric(d, "binding/schedulers_per_sm", single_value(kSchedulersPerSm));
+    // The driver's resident-warp limit per SM over those schedulers: the warps each can hold.
+    if (sc.device().max_warps_per_sm > 0)
+      sc.add_metric(d, "binding/max_warps_per_scheduler", single_value(double(sc.device().max_warps_per_sm) / kSchedulersPerSm));
+  }
   if (fairness.empty()) return;
   const double unfair = *std::max_element(fairness.begin(), fairness.end());
   const double slowed = over_lone.empty() ? 0 : *std::min_element(over_lone.begin(), over_lone.end());
@@ -268,6 +273,8 @@ ProbeSpec binding_spec() {
                {"binding/worst_consistent_percent", "%", "the lowest sample over every warp count"},
                {"binding/schedulers_per_sm", "count",
                 "schedulers (sub-cores) per SM: the modulus of the binding rule, where every block agreed with it"},
+               {"binding/max_warps_per_scheduler", "warps",
+                "the driver's resident warps per SM over binding/schedulers_per_sm"},
                {"policy/sharers_max_over_min", "ratio",
                 "block 0: cycles of the slowest warp sharing a scheduler over the fastest (1: the slot is shared fairly)"},
                {"switch/extra_cycles_per_instr", "cycles",
@@ -277,7 +284,8 @@ ProbeSpec binding_spec() {
   s.covers = {{"scheduler.subcore.binding", "extra.binding", summary},
               {"scheduler.policy", "extra.policy", summary},
               {"scheduler.warp_switch_cost", "switch/extra_cycles_per_instr", summary},
-              {"topology.subcores_per_sm", "binding/schedulers_per_sm", summary}};
+              {"topology.subcores_per_sm", "binding/schedulers_per_sm", summary},
+              {"scheduler.max_warps_per_subcore", "binding/max_warps_per_scheduler", summary}};
   s.run = run_binding;
   s.summarize = summarize_binding;
   s.time_cap_s = 2;
