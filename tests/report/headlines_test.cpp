@@ -62,6 +62,10 @@ TEST(Headlines, ASecondProbeThatBeatsTheFirstIsTheHeadline) {
   ASSERT_TRUE(read);
   EXPECT_EQ(read->value.record->id, "async.bulk.load") << "a TMA bulk load from DRAM is a DRAM read";
   EXPECT_DOUBLE_EQ(read->value.value, 4.68) << "the L2 source is not a DRAM read";
+  // An im2col load's filter taps re-read pixels from L2: its delivered bytes are no DRAM read.
+  RunDocument with_im2col = doc;
+  with_im2col.records.push_back(tbps("async.tensor.im2col", {{"source", std::string("dram")}, {"stages", std::int64_t(4)}}, 4.70));
+  EXPECT_DOUBLE_EQ(resolve_headline(with_im2col, rule("dram.read_bandwidth"))->value.value, 4.68);
 
   const auto copy = resolve_headline(doc, rule("dram.copy_bandwidth"));
   ASSERT_TRUE(copy);
