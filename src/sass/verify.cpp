@@ -303,9 +303,13 @@ std::string outside_cc_range(const Requirements& needs, const Arch& arch) {
   const bool below = needs.min_cc > 0 && arch.sm < needs.min_cc;
   const bool above = needs.max_cc > 0 && arch.sm > needs.max_cc;
   if (!below && !above) return {};
-  return "gated off " + arch.name() + ": the probe needs compute capability " +
-         (needs.min_cc > 0 ? std::to_string(needs.min_cc) : std::string("any")) + " to " +
-         (needs.max_cc > 0 ? std::to_string(needs.max_cc) : std::string("any"));
+  // "9.0 or newer", "9.0 only", "up to 8.9", "8.0 to 8.9": "needs compute capability 90 to any" read oddly.
+  const auto cc = [](int v) { return std::to_string(v / 10) + "." + std::to_string(v % 10); };
+  const std::string range = needs.min_cc > 0 && needs.min_cc == needs.max_cc ? cc(needs.min_cc) + " only"
+                            : needs.min_cc > 0 && needs.max_cc > 0          ? cc(needs.min_cc) + " to " + cc(needs.max_cc)
+                            : needs.min_cc > 0                              ? cc(needs.min_cc) + " or newer"
+                                                                            : "up to " + cc(needs.max_cc);
+  return "gated off " + arch.name() + ": the probe needs compute capability " + range;
 }
 
 SassCheck Verifier::verify(const ProbeSpec& probe, const Arch& arch) {

@@ -331,6 +331,13 @@ TEST(VerifyCommand, SaysWhatItDoesAndASecondRunReadsTheCache) {
   EXPECT_EQ(uncached.output, second.output) << "the cached listing verifies as the fresh one does";
 }
 
+// "needs compute capability 90 to any" read oddly: the range is said as a reader would.
+TEST(VerifyCommand, AGatedArchSaysTheRangeInPlainWords) {
+  const auto r = gpudissect("verify --arch sm_80 --filter tensor.wgmma.latency");
+  EXPECT_NE(r.output.find("the probe needs compute capability 9.0 only"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("to any"), std::string::npos) << r.output;
+}
+
 // Every corpus file must build for every target: a file that silently stopped building would
 // shrink the reference tables without anyone noticing.
 class IsaCommand : public ::testing::TestWithParam<std::string> {};
