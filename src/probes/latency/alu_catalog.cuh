@@ -122,7 +122,9 @@ inline std::array<unsigned long long, 3> mma_zero_b(Rng& r) {
 }
 inline std::array<uint32_t, 3> bf16_fma(Rng& r) { return {pack2(r, 0.5, 1, true), pack2(r, 0.5, 0.9, true), pack2(r, 0, 0.25, true)}; }
 
-// One row. Step: an expression in x (the chain value), a and b (operands from Setup).
+// One row. Step: an expression in x (the chain value), a and b (operands from Setup). Names are
+// qualified: rows kept outside the catalog (latency/alu_extra_rows.cuh, pipes/pipe_rows.cuh) use
+// it in their own namespaces.
 #define GD_ALU_VARIANT(Tag, Name, Type, Setup, Tol, Cc, Desc, Step, ...)                              \
   struct Tag : Cc {                                                                                   \
     using T = Type;                                                                                   \
@@ -130,10 +132,10 @@ inline std::array<uint32_t, 3> bf16_fma(Rng& r) { return {pack2(r, 0.5, 1, true)
     static constexpr const char* tag = #Tag;                                                          \
     static constexpr const char* description = Desc;                                                  \
     static constexpr const char* source = #Step;                                                      \
-    static constexpr Tolerance tolerance = Tol;                                                       \
+    static constexpr ::gd::alu_catalog::Tolerance tolerance = Tol;                                    \
     __host__ __device__ static T step(T x, T a, T b) { (void)a; (void)b; return Step; }             \
-    static std::array<T, 3> inputs(Rng& r) { return Setup(r); }                                      \
-    static std::vector<OpcodePerStep> sass() { return {__VA_ARGS__}; }                              \
+    static std::array<T, 3> inputs(::gd::alu_catalog::Rng& r) { return Setup(r); }                   \
+    static std::vector<::gd::alu_catalog::OpcodePerStep> sass() { return {__VA_ARGS__}; }           \
   }
 
 // clang-format off
@@ -336,7 +338,6 @@ GD_ALU_VARIANT(HmmaF16, "mma_f16_f16", unsigned long long, mma_zero_b, kExact, A
                "HMMA alone (the pipes' tensor reference)",
                ptx::hmma_f16_acc(x, a, b), {"HMMA.1688.F16"});
 // clang-format on
-#undef GD_ALU_VARIANT
 
 using Catalog = std::tuple<Ffma, Iadd3, Imad, Lop3, ImadHi, ImadWide, Iadd64, Iadd64Native, Imad64, ShfL, ShfR, Prmt,
                            Popc, Flo, Brev, Bmsk, IabsLop3, Imnmx, IsetpSel, Dp4a, Dp2a, Vimax3, Viaddmax, Vadd2,

@@ -1,6 +1,6 @@
 // What a variant of an instruction adds to its latency (subnormal operands, a negate-and-abs
 // source modifier) as the difference of two chains timed in one probe, and the I2IP pack
-// conversion's chain: whether a kernel author pays for denormals or for folded -|x|.
+// conversion's and expf's chains: whether a kernel author pays for denormals or for folded -|x|.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -55,9 +55,18 @@ ProbeSpec delta_spec(const char* name, const char* item) {
 [[maybe_unused]] const bool registered = [] {
   ProbeRegistration{delta_spec<alu_catalog::Ffma, alu_catalog::FfmaSubnormal>("subnormal", "latency.alu.subnormal_penalty")};
   ProbeRegistration{delta_spec<alu_catalog::Ffma, FfmaNegAbs>("fneg_fabs", "latency.alu.fneg_fabs")};
+  // The e4m3 pack's chain needs a LOP3 (zero-extension) per step: its latency is the difference.
+  ProbeRegistration{delta_spec<alu_catalog::Lop3, alu_extra_rows::Fp8E4m3Pack>("fp8_e4m3_pack", "latency.cvt.fp8_e4m3_pack")};
   ProbeSpec pack = alu_chain::chain_latency_spec<CvtPackI2ip>();
   pack.covers = {{"latency.cvt.pack_i2ip", "latency/cycles", {}}};
   ProbeRegistration{std::move(pack)};
+  ProbeSpec unpack = alu_chain::chain_latency_spec<alu_extra_rows::Fp8E4m3Unpack>();
+  unpack.covers = {{"latency.cvt.fp8_e4m3_unpack", "latency/cycles", {}}};
+  ProbeRegistration{std::move(unpack)};
+  // The softmax's expf: what it compiles to (its checked SASS) and its chain latency.
+  ProbeSpec expf = alu_chain::chain_latency_spec<alu_extra_rows::Expf>();
+  expf.covers = {{"isa.lowering.expf", "sass", {}}};
+  ProbeRegistration{std::move(expf)};
   return true;
 }();
 
