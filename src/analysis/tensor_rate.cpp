@@ -34,6 +34,18 @@ constexpr Row kRows[] = {
     {100, "e5m2", 16384, kB200}, {100, "s8", 16384, kB200}, {100, "u8", 16384, kB200},
 };
 
+// FP32 lanes per SM (one FFMA = 2 FLOP each per clock), from each generation's whitepaper.
+struct CoreRow {
+  int cc;
+  double lanes;
+  std::string_view source;
+};
+constexpr CoreRow kCoreRows[] = {
+    {80, 64, "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 64 FP32 cores per SM"},
+    {90, 128, "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 128 FP32 cores per SM"},
+    {120, 128, "NVIDIA RTX Blackwell GPU Architecture whitepaper (2025): 128 CUDA cores per SM"},
+};
+
 void require_finite_nonnegative(double x, const char* what) {
   if (!std::isfinite(x) || x < 0) throw std::invalid_argument(std::string(what) + " must be finite and >= 0");
 }
@@ -47,6 +59,12 @@ std::optional<TensorRate> tensor_rate(int cc, std::string_view type, bool sparse
       if (sparse && (type == "f64" || type == "b1")) return std::nullopt;  // no sparse form
       return TensorRate{sparse ? 2 * r.rate : r.rate, std::string(r.source) + (sparse ? "; 2:4 sparse at 2x dense" : "")};
     }
+  return std::nullopt;
+}
+
+std::optional<TensorRate> core_fp32_rate(int cc) {
+  for (const CoreRow& r : kCoreRows)
+    if (r.cc == cc) return TensorRate{2 * r.lanes, std::string(r.source) + "; 2 FLOP per FFMA"};
   return std::nullopt;
 }
 

@@ -19,6 +19,10 @@ struct TensorRate {
 // 2:4 sparse MMA is rated at twice the dense figure (sparse = true). nullopt when not known.
 std::optional<TensorRate> tensor_rate(int cc, std::string_view type, bool sparse = false);
 
+// The FP32 rate of the CUDA cores (FFMA, no tensor core), FLOP per clock per SM: what an SGEMM is
+// held against. nullopt for a chip whose whitepaper figure is not listed.
+std::optional<TensorRate> core_fp32_rate(int cc);
+
 // FLOP/clk/SM x SMs x MHz, in TFLOPS. Throws std::invalid_argument on a negative or non-finite
 // input or sm_count < 1.
 double tensor_tflops(double flops_per_clk_per_sm, int sm_count, double clock_mhz);

@@ -43,6 +43,13 @@ TEST(TensorRate, EfficiencyIsPerClockSoTheClockCancels) {
   EXPECT_DOUBLE_EQ(tensor_efficiency(3686.4, 4096, 132, 900).percent_of_peak, e.percent_of_peak);
 }
 
+TEST(TensorRate, CoreFp32RateIsTwoFlopPerLane) {
+  ASSERT_TRUE(core_fp32_rate(90));
+  EXPECT_DOUBLE_EQ(core_fp32_rate(90)->flops_per_clk_per_sm, 256) << "H100: 128 FP32 lanes per SM, 2 FLOP per FFMA";
+  EXPECT_DOUBLE_EQ(core_fp32_rate(80)->flops_per_clk_per_sm, 128) << "A100 has half Hopper's FP32 lanes";
+  EXPECT_FALSE(core_fp32_rate(75)) << "a chip without a listed figure has no rate, not a guess";
+}
+
 TEST(TensorRate, BadInputsThrow) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(tensor_efficiency(100, 0, 132, 1500), std::invalid_argument);

@@ -71,7 +71,9 @@ ProbeSpec gemm_spec() {
               cover("gemm.cublas.fp16.efficiency", "fp16", "throughput/first_calls_percent_of_peak"),
               cover("gemm.cublas.bf16.efficiency", "bf16", "throughput/first_calls_percent_of_peak"),
               cover("gemm.cublas.tf32.efficiency", "tf32", "throughput/first_calls_percent_of_peak"),
-              cover("gemm.cublas.fp8_e4m3.efficiency", "fp8_e4m3", "throughput/first_calls_percent_of_peak")};
+              cover("gemm.cublas.fp8_e4m3.efficiency", "fp8_e4m3", "throughput/first_calls_percent_of_peak"),
+              // SGEMM runs on the CUDA cores: against their FFMA rate (analysis/tensor_rate).
+              cover("gemm.cublas.fp32.efficiency", "fp32", "throughput/first_calls_percent_of_peak")};
   s.run = run_gemm;
   // About 3 s a point (rests, at least 2 s of steady load, the algorithm search): the README's
   // two shapes take about 80 s; the full sweep's last shapes may still be cut.

@@ -51,13 +51,17 @@ inline std::optional<std::string> tensor_operand(const std::string& gemm_type) {
 }
 
 // A GEMM rate (TFLOPS or TOPS) against the chip's dense per-clock tensor rate for its operand type
-// at the clock it ran at; nullopt where the precision or chip has no published rate. Throws
+// (FP32: the CUDA cores' FFMA rate) at the clock it ran at; nullopt where the precision or chip
+// has no published rate. Throws
 // std::invalid_argument on a non-positive clock or SM count, or a negative or non-finite rate.
+// FP32 (no tensor-core path) is held against the CUDA cores' FFMA rate (core_fp32_rate).
+inline std::optional<TensorRate> gemm_peak_rate(const std::string& gemm_type, int cc) {
+  const auto operand = tensor_operand(gemm_type);
+  return operand ? tensor_rate(cc, *operand) : core_fp32_rate(cc);
+}
 inline std::optional<TensorEfficiency> gemm_efficiency(const std::string& gemm_type, int cc, int sm_count,
                                                        double clock_mhz, double rate_tflops) {
-  const auto operand = tensor_operand(gemm_type);
-  if (!operand) return std::nullopt;
-  const auto peak = tensor_rate(cc, *operand);
+  const auto peak = gemm_peak_rate(gemm_type, cc);
   if (!peak) return std::nullopt;
   if (!(clock_mhz > 0) || sm_count < 1)
     throw std::invalid_argument("gemm_efficiency: clock and SM count must be positive");
@@ -267,7 +271,7 @@ inline void emit_figure_clock(ProbeContext& ctx, const std::string& fig, const s
   if (const auto e = gemm_efficiency(gemm_type, d.cc(), d.sm_count, clock.median, w.rate.median)) {
     ctx.metric("throughput/" + fig + "_peak_" + unit + "_at_clock", e->peak_tflops_at_clock);
     ctx.metric("throughput/" + fig + "_percent_of_peak", e->percent_of_peak);
-    ctx.extra()["peak_source"] = tensor_rate(d.cc(), *tensor_operand(gemm_type))->source;
+    ctx.extra()["peak_source"] = gemm_peak_rate(gemm_type, d.cc())->source;
   }
 }
 
