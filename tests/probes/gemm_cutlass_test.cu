@@ -64,8 +64,16 @@ TEST(GemmEfficiency, RateAgainstThePerClockPeakAtTheObservedClock) {
   EXPECT_NEAR(gemm_efficiency("fp8_e4m3", 90, sms, mhz, tflops)->percent_of_peak, e->percent_of_peak / 2, 1e-9);
 }
 
+// SGEMM has no tensor-core path: it is held against the CUDA cores' FFMA rate (256 FLOP/clk/SM on sm_90).
+TEST(GemmEfficiency, Fp32IsHeldAgainstTheFfmaRate) {
+  const auto e = gemm_efficiency("fp32", 90, 132, 1980, 50);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_NEAR(e->peak_tflops_at_clock, 256.0 * 132 * 1980e6 / 1e12, 1e-9);
+  EXPECT_NEAR(e->percent_of_peak, 100 * 50 / e->peak_tflops_at_clock, 1e-9);
+}
+
 TEST(GemmEfficiency, NoRateNoFigureAndBadInputsAreErrors) {
-  EXPECT_EQ(gemm_efficiency("fp32", 90, 132, 1980, 50), std::nullopt);
+  EXPECT_EQ(gemm_efficiency("fp32", 75, 72, 1500, 10), std::nullopt);  // no CUDA-core rate listed for sm_75
   EXPECT_EQ(gemm_efficiency("fp8_e4m3", 80, 108, 1400, 100), std::nullopt);  // no FP8 tensor cores on sm_80
   EXPECT_THROW(gemm_efficiency("bf16", 90, 132, 0, 700), std::invalid_argument);
   EXPECT_THROW(gemm_efficiency("bf16", 90, 0, 1980, 700), std::invalid_argument);
