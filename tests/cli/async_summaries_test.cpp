@@ -18,7 +18,7 @@
 namespace gd {
 namespace {
 
-const std::string kSuite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02b-suite.json";
+const std::string kSuite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02c-suite.json";
 
 const nlohmann::json& resummarized() {
   static const nlohmann::json doc = [] {

@@ -158,7 +158,7 @@ namespace gd {
 namespace {
 
 TEST(ValidateJson, MatchesTheSchemaAndCountsItsRows) {
-  const std::string suite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02b-suite.json";
+  const std::string suite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02c-suite.json";
   const auto r = gpudissect_json("validate --json " + suite);
   ASSERT_EQ(r.status, 0) << r.text.substr(0, 2000);
   EXPECT_TRUE(schema("validate").errors(r.doc).empty()) << joined(schema("validate").errors(r.doc));
