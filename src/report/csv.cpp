@@ -41,10 +41,27 @@ std::vector<std::string> metric_fields(const Metric& m) {
 
 }  // namespace
 
+namespace {
+
+// The whole field parses as a number (a negative value starts with '-' and is no formula).
+bool is_number(std::string_view s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+}  // namespace
+
 std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  // A spreadsheet runs a cell that starts with = + - @ (or tab, carriage return) as a formula
+  // (=HYPERLINK(...) becomes a live link): such text gets a leading apostrophe, as OWASP's CSV
+  // injection guidance recommends. Numbers pass as they are.
+  std::string text(s);
+  if (!text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos && !is_number(text))
+    text.insert(text.begin(), '\'');
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 

@@ -9,7 +9,9 @@
 
 namespace gd {
 
-// RFC 4180 fields (quoted when they hold a comma, quote or line break; "\n" line ends). A
+// RFC 4180 fields (quoted when they hold a comma, quote or line break; "\n" line ends); text that
+// starts with = + - @, tab or carriage return gets a leading apostrophe (no spreadsheet formula
+// from run-file content; numbers such as -1.5 are left as they are). A
 // record without metrics (skipped, failed) still gets one row, with the metric fields empty.
 // Numbers are written exactly (shortest round-trip form); unknown values are empty.
 void write_csv(const RunDocument& doc, std::ostream& os);

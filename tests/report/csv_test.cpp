@@ -33,6 +33,32 @@ TEST(CsvField, QuotesOnlyWhenNeeded) {
   EXPECT_EQ(csv_field(""), "");
 }
 
+// OWASP's CSV injection guidance: text a spreadsheet would run as a formula is neutralized with a
+// leading apostrophe; numbers, negative ones included, stay numbers.
+TEST(CsvField, FormulaTextIsNeutralizedNumbersAreNot) {
+  EXPECT_EQ(csv_field("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  EXPECT_EQ(csv_field("+cmd"), "'+cmd");
+  EXPECT_EQ(csv_field("-2+3"), "'-2+3");
+  EXPECT_EQ(csv_field("@SUM(A1)"), "'@SUM(A1)");
+  EXPECT_EQ(csv_field("\tx"), "'\tx");
+  EXPECT_EQ(csv_field("-1.5"), "-1.5");
+  EXPECT_EQ(csv_field("+2e-3"), "'+2e-3") << "from_chars takes no leading '+': the cell is text, so it is neutralized";
+  EXPECT_EQ(csv_field("a=b"), "a=b") << "only the first character makes a formula";
+}
+
+TEST(Csv, ARecordsTextCannotBecomeAFormula) {
+  RunDocument doc = test_support::sample_run();
+  doc.records[0].reason = "=HYPERLINK(\"http://evil\",\"click\")";
+  const auto rows = read_csv(csv_of(doc));
+  bool seen = false;
+  for (const Row& r : rows)
+    if (r.size() > 6 && r[6].find("HYPERLINK") != std::string::npos) {
+      EXPECT_EQ(r[6].front(), '\'') << r[6];
+      seen = true;
+    }
+  EXPECT_TRUE(seen);
+}
+
 TEST(Csv, HeaderAndOneRowPerRecordAndMetric) {
   const auto rows = read_csv(csv_of(test_support::sample_run()));
   ASSERT_EQ(rows.size(), 1u + 7u);  // 5 metrics in 4 records, plus one row each for skipped and failed
