@@ -1,5 +1,7 @@
 #include "report/format.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <algorithm>
 #include <cmath>
@@ -79,9 +81,22 @@ static std::string pad_left(std::string_view s, std::size_t width) {
 std::string markdown_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const char next = i + 1 < s.size() ? s[i + 1] : '\0';
+    // U+2028, U+2029 (E2 80 A8/A9) and U+0085 (C2 85) end a line for some renderers too.
+    const bool unicode_break = (c == '\xE2' && next == '\x80' && i + 2 < s.size() && (s[i + 2] == '\xA8' || s[i + 2] == '\xA9')) ||
+                               (c == '\xC2' && next == '\x85');
     if (c == '|') out += "\\|";
     else if (c == '\n' || c == '\r') out += ' ';
+    else if (unicode_break) {
+      out += ' ';
+      i += c == '\xE2' ? 2 : 1;
+    }
+    // What would open raw HTML (<script, </a, <!--, <?) or close a link's text into a target
+    // ("](javascript:...)") is backslash-escaped: shown as written, never markup.
+    else if (c == '<' && (std::isalpha(static_cast<unsigned char>(next)) || next == '/' || next == '!' || next == '?')) out += "\\<";
+    else if (c == ']' && next == '(') out += "\\]";
     else out += c;
   }
   return out;

@@ -23,7 +23,9 @@ std::size_t display_width(std::string_view s);
 // `s` filled with spaces to `width` display columns; longer text is kept whole, never cut.
 std::string pad(std::string_view s, std::size_t width);
 
-// Data placed in a Markdown table cell: pipes escaped, line breaks flattened.
+// Data placed in Markdown (a table cell, a heading): pipes escaped, line breaks flattened (U+2028,
+// U+2029 and U+0085 too), and what would open raw HTML or turn text into a link target escaped, so
+// run-file content never becomes markup.
 std::string markdown_escape(std::string_view s);
 
 class MarkdownTable {

@@ -21,7 +21,7 @@ namespace {
 std::string facts_table(const std::vector<Fact>& facts) {
   MarkdownTable t;
   t.column("Property").column("Value");
-  for (const Fact& f : facts) t.row({f.label, f.value});
+  for (const Fact& f : facts) t.row({markdown_escape(f.label), markdown_escape(f.value)});
   return t.render();
 }
 

@@ -66,6 +66,16 @@ TEST(MarkdownEscape, PipesAndLineBreaks) {
   EXPECT_EQ(markdown_escape("plain"), "plain");
 }
 
+// Run-file strings are data: no raw HTML, no link target, no forged line (issue 36 item 2).
+TEST(Format, MarkdownEscapeKeepsDataFromBecomingMarkup) {
+  EXPECT_EQ(markdown_escape("<script>alert(1)</script>"), "\\<script>alert(1)\\</script>");
+  EXPECT_EQ(markdown_escape("<img src=x onerror=y>"), "\\<img src=x onerror=y>");
+  EXPECT_EQ(markdown_escape("<!-- c -->"), "\\<!-- c -->");
+  EXPECT_EQ(markdown_escape("[x](javascript:alert(1))"), "[x\\](javascript:alert(1))");
+  EXPECT_EQ(markdown_escape("a\u2028| b | c\u2029d\u0085e"), "a \\| b \\| c d e");
+  EXPECT_EQ(markdown_escape("< 5 % and x<3"), "< 5 % and x<3") << "a '<' that opens no tag stays as written";
+}
+
 TEST(MarkdownTable, AlignedColumnsAndSeparators) {
   MarkdownTable t;
   t.column("name").column("value", MarkdownTable::Align::Right);
