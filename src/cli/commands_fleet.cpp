@@ -101,6 +101,22 @@ struct ResummarizeArgs {
   std::string out;
 };
 
+// A measured point the analyses can read: it carries each of its probe's axes with the declared
+// type (the analyses look their axes up without checking), and at least one metric. A run file
+// that breaks this is malformed: a clear error, not a crash inside an analysis.
+void require_analysable(const ProbeSpec& spec, const Record& r, std::size_t index, const std::string& file) {
+  if (r.derived || r.status != Status::Ok) return;
+  const std::string where = file + ": record " + std::to_string(index) + " (" + r.id + ")";
+  for (const Axis& a : spec.axes) {
+    const ParamValue* v = find_param(r.params, a.name);
+    if (!v) throw UserError(where + " has no param '" + a.name + "', an axis of its probe: the run file is malformed");
+    if (!a.values.empty() && v->index() != a.values.front().index())
+      throw UserError(where + ": param '" + a.name + "' has the wrong type (the probe declares " +
+                      (std::holds_alternative<std::int64_t>(a.values.front()) ? "an integer" : "a string") + ")");
+  }
+  if (r.metrics.empty()) throw UserError(where + " is a measured point without metrics: the run file is malformed");
+}
+
 int do_resummarize(const ResummarizeArgs& args) {
   RunDocument doc = read_run_file(args.run);
   const OutputPath out = OutputPath::resolve(args.out);
@@ -109,12 +125,15 @@ int do_resummarize(const ResummarizeArgs& args) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<Record>> points;
   std::vector<Record> kept;  // derived records of probes this build does not know
-  for (const Record& r : doc.records) {
-    if (!Registry::global().find(r.id)) {
+  for (std::size_t i = 0; i < doc.records.size(); ++i) {
+    const Record& r = doc.records[i];
+    const ProbeSpec* spec = Registry::global().find(r.id);
+    if (!spec) {
       kept.push_back(r);
       continue;
     }
     if (r.derived) continue;
+    require_analysable(*spec, r, i, args.run);
     if (!points.count(r.id)) order.push_back(r.id);
     points[r.id].push_back(r);
   }

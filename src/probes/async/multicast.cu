@@ -191,7 +191,9 @@ void summarize_multicast(SummaryContext& sc) {
         }
       const auto mc = sc.ok_records({{"source", where}, {"cluster", n}, {"mode", std::string("multicast")}});
       const auto same = sc.ok_records({{"source", where}, {"cluster", n}, {"mode", std::string("same")}});
-      if (mc.empty() || same.empty()) continue;
+      if (mc.empty() || same.empty() || !mc[0]->metric("bandwidth/delivered_tbps") ||
+          !same[0]->metric("bandwidth/delivered_tbps"))
+        continue;
       Record& r = sc.derive({{"source", where}, {"cluster", n}, {"mode", std::string("multicast_vs_same")}}, {mc[0], same[0]});
       sc.add_metric(r, "speedup/ratio", single_value(mc[0]->metric("bandwidth/delivered_tbps")->value() /
                                                      same[0]->metric("bandwidth/delivered_tbps")->value()));

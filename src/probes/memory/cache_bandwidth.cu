@@ -244,7 +244,7 @@ void summarize_l2_sweep(SummaryContext& sc) {
   const double top = best->metric("bandwidth/tbps")->value();
   double last_fast = 0;
   for (const Record* r : points)
-    if (r->metric("bandwidth/tbps")->value() >= 0.9 * top)
+    if (const Metric* m = r->metric("bandwidth/tbps"); m && m->value() >= 0.9 * top)
       last_fast = std::max(last_fast, double(std::get<std::int64_t>(*find_param(r->params, "l2_percent"))));
   best->extra["largest_l2_percent_within_90pct_of_best"] = last_fast;
 }

@@ -238,8 +238,10 @@ void summarize_bandwidth(SummaryContext& sc) {
     std::vector<double> warps, tbps;
     const std::vector<const Record*> points = sc.ok_records({{"op", op}});
     for (const Record* r : points) {
+      const Metric* m = r->metric("bandwidth/tbps");
+      if (!m) continue;  // a point without its bandwidth (a damaged run file) is no knee point
       warps.push_back(double(std::get<std::int64_t>(*find_param(r->params, "warps_per_sm"))));
-      tbps.push_back(r->metric("bandwidth/tbps")->value());
+      tbps.push_back(m->value());
     }
     if (warps.empty()) continue;
     const Knee k = find_knee(warps, tbps);
@@ -474,7 +476,8 @@ void summarize_shaped(SummaryContext& sc) {
     if (best == nullptr) continue;
     for (const std::string kind : {"oneshot", "persistent"}) {
       double top = 0;
-      for (const Record* r : sc.ok_records({{"op", op}, {"launch", kind}})) top = std::max(top, r->metric("bandwidth/tbps")->value());
+      for (const Record* r : sc.ok_records({{"op", op}, {"launch", kind}}))
+        if (const Metric* m = r->metric("bandwidth/tbps")) top = std::max(top, m->value());
       if (top > 0) best->extra["best_tbps_" + kind] = top;
     }
     best->extra["note"] =
@@ -591,9 +594,10 @@ void run_rw_mix(ProbeContext& ctx) {
 // Per grouping: how far each mixed ratio falls below the time-weighted blend of the pure read
 // and pure write streams (no turnaround cost would give 0 %); the worst ratio is the record.
 void summarize_rw_mix(SummaryContext& sc) {
+  // The point at a read share and grouping, when it has its bandwidth (a damaged run file may not).
   const auto tbps_at = [&](int reads, const std::string& grouping) -> const Record* {
     const auto rs = sc.ok_records({{"read_quarters", std::int64_t(reads)}, {"grouping", grouping}});
-    return rs.empty() ? nullptr : rs.front();
+    return rs.empty() || !rs.front()->metric("bandwidth/tbps") ? nullptr : rs.front();
   };
   const Record* pure_write = tbps_at(0, "block");
   const Record* pure_read = tbps_at(4, "block");

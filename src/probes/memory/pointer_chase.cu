@@ -195,8 +195,10 @@ void summarize_chase(SummaryContext& sc) {
     nlohmann::json carveout;  // the same kernel attributes at every point of a variant
     const std::vector<const Record*> sources = sc.ok_records({{"variant", variant}});
     for (const Record* r : sources) {
-      points.push_back({double(std::get<std::int64_t>(*find_param(r->params, "bytes"))),
-                        r->metric("latency/cycles")->value(), r->extra.value("l2_state", "") == "scrubbed"});
+      const Metric* cycles = r->metric("latency/cycles");
+      if (!cycles) continue;  // a point without its latency (a damaged run file) draws no level
+      points.push_back({double(std::get<std::int64_t>(*find_param(r->params, "bytes"))), cycles->value(),
+                        r->extra.value("l2_state", "") == "scrubbed"});
       if (carveout.is_null() && r->extra.contains("shared_carveout")) carveout = r->extra["shared_carveout"];
     }
     if (points.size() < 2) continue;

@@ -51,7 +51,7 @@ void summarize_chain_warps(SummaryContext& sc) {
   for (std::int64_t ilp : {1, 8}) {
     std::vector<std::pair<double, const Record*>> pts;
     for (const Record* r : sc.ok_records({{"ilp", ilp}}))
-      if (r->metric("chain/cycles_per_iteration"))
+      if (r->metric("chain/cycles_per_iteration") && r->metric("throughput/per_clk_per_sm"))
         pts.push_back({double(std::get<std::int64_t>(*find_param(r->params, "warps_per_sm"))), r});
     if (pts.empty()) continue;
     std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
