@@ -14,11 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "sass/disasm.hpp"
+#include "support/committed_suite.hpp"
 
 namespace gd {
 namespace {
 
-const std::string kSuite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02c-suite.json";
+const std::string kSuite = test_support::kCommittedSuite;
 
 const nlohmann::json& resummarized() {
   static const nlohmann::json doc = [] {

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "sass/disasm.hpp"
+#include "support/committed_suite.hpp"
 
 namespace gd {
 namespace {
 
-const std::string kSuite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02c-suite.json";
 
 using Metrics = std::vector<std::pair<std::string, double>>;
 
@@ -44,18 +44,10 @@ nlohmann::json point(const nlohmann::json& like, const std::string& id, nlohmann
 
 class DerivedRelations : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    std::ifstream in(kSuite);
-    base_ = new nlohmann::json(nlohmann::json::parse(in));
-  }
-  static void TearDownTestSuite() {
-    delete base_;
-    base_ = nullptr;
-  }
 
   // Resummarizes a run of these points; returns the derived records.
   std::vector<nlohmann::json> derive(const std::vector<nlohmann::json>& points) {
-    nlohmann::json doc = *base_;
+    nlohmann::json doc = test_support::committed_suite();
     doc["records"] = points;
     const std::string dir = ::testing::TempDir();
     const std::string in = dir + "derived_relations_" + std::to_string(::getpid()) + ".json";
@@ -71,11 +63,9 @@ class DerivedRelations : public ::testing::Test {
       if (rec.value("derived", false)) derived.push_back(rec);
     return derived;
   }
-  const nlohmann::json& like() const { return (*base_)["records"][0]; }
+  const nlohmann::json& like() const { return test_support::committed_suite()["records"][0]; }
 
-  static nlohmann::json* base_;
 };
-nlohmann::json* DerivedRelations::base_ = nullptr;
 
 // The metric `name` of the derived record whose params include all of `where`; NaN when none.
 double value_at(const std::vector<nlohmann::json>& derived, const nlohmann::json& where, const std::string& name) {

@@ -10,6 +10,7 @@
 #include "core/device.hpp"
 #include "sass/disasm.hpp"
 #include "support/json_schema.hpp"
+#include "support/committed_suite.hpp"
 
 namespace gd {
 namespace {
@@ -158,7 +159,7 @@ namespace gd {
 namespace {
 
 TEST(ValidateJson, MatchesTheSchemaAndCountsItsRows) {
-  const std::string suite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02c-suite.json";
+  const std::string suite = test_support::kCommittedSuite;
   const auto r = gpudissect_json("validate --json " + suite);
   ASSERT_EQ(r.status, 0) << r.text.substr(0, 2000);
   EXPECT_TRUE(schema("validate").errors(r.doc).empty()) << joined(schema("validate").errors(r.doc));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sass/disasm.hpp"
+#include "support/committed_suite.hpp"
 
 namespace gd {
 namespace {
@@ -38,7 +39,7 @@ TEST(CoverageCommand, EveryDeclaredItemIdExistsAndTheH200RunIsMeasuredPerCategor
 
 // The committed full run: every cover of this build selects exactly one of its records, or none
 // where the probe was skipped on the H200 (the skip says why) or the metric needs run --ncu.
-const std::string kSuite = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02c-suite.json";
+const std::string kSuite = test_support::kCommittedSuite;
 
 TEST(CoverageCommand, EachCoverSelectsOneRecordOfTheCommittedFullRun) {
   const auto r = gpudissect("coverage " + sass::shell_quote(kSuite) + " --check-covers --out /dev/null");

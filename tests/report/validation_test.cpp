@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "support/sample_run.hpp"
+#include "support/committed_suite.hpp"
 
 namespace gd {
 namespace {
@@ -262,7 +263,7 @@ TEST(Validation, RefusesARunThatIsAReferenceAndAReferenceThatIsNot) {
 TEST(Validation, TheCommittedHopperDatasetAgainstTheCommittedH200Run) {
   const std::string root = GPUDISSECT_SOURCE_DIR;
   const RunDocument pub = read_run_file(root + "/data/reference/sm_90-published-hopper.json");
-  const RunDocument run = read_run_file(root + "/data/measured/nvidia-h200-2026-12-02c-suite.json");
+  const RunDocument run = read_run_file(test_support::kCommittedSuite);
   std::set<std::string> sources;
   for (const Record& r : pub.records) {
     const json& ref = r.extra.at("reference");

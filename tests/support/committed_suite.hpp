@@ -1,0 +1,23 @@
+// The project's current H200 dataset (data/measured/), which tests read as real input: one name
+// to change when a new dataset is committed, and one parse per test binary.
+#pragma once
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gd::test_support {
+
+inline const std::string kCommittedSuite =
+    std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02c-suite.json";
+
+// The suite's run file, parsed once.
+inline const nlohmann::json& committed_suite() {
+  static const nlohmann::json doc = [] {
+    std::ifstream in(kCommittedSuite);
+    return nlohmann::json::parse(in);
+  }();
+  return doc;
+}
+
+}  // namespace gd::test_support
