@@ -103,6 +103,16 @@ RunDocument run_from_json(const json& j, const std::string& source_name) {
   }
 }
 
+nlohmann::json parse_run_json(const std::string& text, const std::string& source_name, bool allow_exceptions) {
+  const json::parser_callback_t limit = [&](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxRunFileDepth)
+      throw UserError(source_name + ": JSON nested deeper than " + std::to_string(kMaxRunFileDepth) +
+                      " levels; a run file nests a few (refused before anything reads it)");
+    return true;
+  };
+  return json::parse(text, limit, allow_exceptions);
+}
+
 // nlohmann's messages start with "[json.exception.parse_error.101] "; the user needs the rest.
 // Parsing throws more than parse_error: a number too large for a double is out_of_range (found
 // by the run-file fuzzer; it used to end as an internal error).
@@ -126,7 +136,7 @@ static std::optional<RunDocument> read_run_or_foreign(const std::string& path, s
     return read_journal_text(text.str(), path).doc;
   json j;
   try {
-    j = json::parse(text.str());
+    j = parse_run_json(text.str(), path);
   } catch (const json::exception& e) {
     throw UserError(path + ": not JSON: " + parse_error_text(e));
   }

@@ -29,6 +29,12 @@ struct RunDocument {
 };
 
 nlohmann::json to_json(const RunDocument& doc);
+// Run files and journal lines nest a few levels (8 in the suite's run); deeper input is refused
+// before it reaches code that recurses over it (the serializer overflowed the stack at ~70,000).
+inline constexpr int kMaxRunFileDepth = 64;
+// JSON text parsed with that limit: UserError naming `source_name` when it nests deeper; other
+// parse errors as json::parse gives them (or a discarded value without exceptions).
+nlohmann::json parse_run_json(const std::string& text, const std::string& source_name, bool allow_exceptions = true);
 // Throws UserError naming the file and what is wrong (not JSON, wrong schema version, missing field).
 RunDocument run_from_json(const nlohmann::json& j, const std::string& source_name);
 // Reads a run file or a run journal (.jsonl, also the journal of a run that was killed).

@@ -110,7 +110,7 @@ JournalRead read_journal_text(const std::string& text, const std::string& source
   if (lines.empty()) throw UserError(source_name + ": an empty run journal (the run was stopped before its header was written)");
   const auto at = [&](std::size_t i) { return source_name + ": line " + std::to_string(i + 1) + ": "; };
 
-  const json head = json::parse(lines[0], nullptr, false);
+  const json head = parse_run_json(lines[0], source_name, false);
   if (head.is_discarded() || !head.is_object() || !head.contains("gpudissect_journal"))
     throw UserError(at(0) + "not a gpudissect run journal (its first line must be the journal header)");
   if (!head["gpudissect_journal"].is_number_integer() || head["gpudissect_journal"].get<std::int64_t>() != kJournalVersion)
@@ -123,7 +123,7 @@ JournalRead read_journal_text(const std::string& text, const std::string& source
 
   for (std::size_t i = 1; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
-    const json line = json::parse(lines[i], nullptr, false);
+    const json line = parse_run_json(lines[i], source_name, false);
     if (line.is_discarded() || !line.is_object()) throw UserError(at(i) + "not a JSON object");
     if (out.finished) throw UserError(at(i) + "a line after the finish line");
     if (const auto r = line.find("record"); r != line.end()) {

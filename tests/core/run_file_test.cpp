@@ -92,6 +92,26 @@ TEST(RunFile, NotJsonGivesPosition) {
   EXPECT_NE(user_error_of([&] { read_run_file(dir.file("empty.json")); }).find("not JSON"), std::string::npos);
 }
 
+// A run whose extra nests 100,000 arrays deep: refused when read (the serializer recursed over it
+// and overflowed the stack), while a nesting of a few levels more than any run holds still reads.
+TEST(RunFile, NestingDeeperThanTheLimitIsRefusedWhenRead) {
+  const auto nested = [](int levels) {
+    std::string text = to_json(test_support::sample_run()).dump();
+    const std::string deep = std::string(std::size_t(levels), '[') + std::string(std::size_t(levels), ']');
+    const auto at = text.find("\"extra\":{}");
+    EXPECT_NE(at, std::string::npos);
+    return text.replace(at, 10, "\"extra\":{\"x\":" + deep + "}");
+  };
+  TempDir dir;
+  write_text(dir.file("deep.json"), nested(100000));
+  const std::string msg = user_error_of([&] { read_run_file(dir.file("deep.json")); });
+  EXPECT_NE(msg.find("nested deeper than 64 levels"), std::string::npos) << msg;
+  write_text(dir.file("deep.jsonl"), "{\"gpudissect_journal\": 1, \"header\": " + std::string(100000, '[') + "}\n");
+  EXPECT_NE(user_error_of([&] { read_run_file(dir.file("deep.jsonl")); }).find("nested deeper"), std::string::npos);
+  write_text(dir.file("fine.json"), nested(20));
+  EXPECT_NO_THROW(read_run_file(dir.file("fine.json")));
+}
+
 TEST(RunFile, WrongSchemaVersionSaysWhichIsSupported) {
   const std::string msg = user_error_of([] { read_run_file(fixture("runs/wrong_schema.json")); });
   EXPECT_NE(msg.find("wrong_schema.json: schema version 99 is not supported"), std::string::npos) << msg;
