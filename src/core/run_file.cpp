@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/device.hpp"
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
 #include "core/run_journal.hpp"
@@ -69,6 +70,24 @@ static std::string record_label(const json& records, std::size_t i) {
   return label;
 }
 
+// The device object's fields with the types device_from_json reads them as (the one reader of
+// them), each tried alone beside placeholder required fields: a wrong type is named where the
+// file is read, not met later as an internal error in whichever command reads the field.
+static void check_device_fields(const json& device) {
+  static const json kRequired = {{"name", ""}, {"cc_major", 0}, {"cc_minor", 0}, {"sm_count", 0}};
+  for (const auto& [key, value] : device.items()) {
+    json one = kRequired;
+    one[key] = value;
+    try {
+      (void)device_from_json(one);
+    } catch (const json::exception&) {
+      throw std::invalid_argument("device: field '" + key + "' has the wrong type (" + value.type_name() + ")");
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(e.what()) + " (" + value.type_name() + ")");
+    }
+  }
+}
+
 static RunDocument document_from_json(const json& j) {
   check_identity(j);
   check_schema_version(j);
@@ -86,6 +105,7 @@ static RunDocument document_from_json(const json& j) {
   const json& device = jf::required(j, "device");
   if (!device.is_object() && !device.is_null())
     throw std::invalid_argument(std::string("field 'device' must be an object, not ") + device.type_name());
+  if (device.is_object()) check_device_fields(device);
   doc.device = device;
   if (const json* g = jf::optional(j, "gpu_state")) doc.gpu_state = *g;
   if (jf::optional(j, "timing")) doc.timing = jf::object_at(j, "timing");

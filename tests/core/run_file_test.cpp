@@ -148,6 +148,13 @@ TEST(RunFile, BadRecordIsNamedByIndexAndId) {
   j.erase("records");
   EXPECT_EQ(user_error_of([&] { run_from_json(j, "r.json"); }), "r.json: missing field 'records'");
   j = to_json(test_support::sample_run());
+  j["device"]["sm_count"] = "many";
+  EXPECT_EQ(user_error_of([&] { run_from_json(j, "r.json"); }), "r.json: device: field 'sm_count' has the wrong type (string)");
+  j = to_json(test_support::sample_run());
+  j["device"]["max_sm_clock_mhz"] = "fast";
+  EXPECT_EQ(user_error_of([&] { run_from_json(j, "r.json"); }),
+            "r.json: device: field 'max_sm_clock_mhz' has the wrong type (string)");
+  j = to_json(test_support::sample_run());
   j["device"] = "H200";
   EXPECT_EQ(user_error_of([&] { run_from_json(j, "r.json"); }), "r.json: field 'device' must be an object, not string");
 }
