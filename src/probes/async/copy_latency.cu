@@ -190,7 +190,8 @@ void summarize_copy_latency(SummaryContext& sc) {
       if (m.empty() || !m[0]->metric("latency/cycles")) continue;
       Record& r = sc.derive({{"mechanism", mech}, {"level", level}, {"vs", std::string("ld")}}, {m[0], base[0]});
       sc.add_metric(r, "overhead/cycles", single_value(m[0]->metric("latency/cycles")->value() - base[0]->metric("latency/cycles")->value()));
-      sc.add_metric(r, "overhead/ns", single_value(m[0]->metric("latency/ns")->value() - base[0]->metric("latency/ns")->value()));
+      if (m[0]->metric("latency/ns") && base[0]->metric("latency/ns"))  // absent only in a damaged run file
+        sc.add_metric(r, "overhead/ns", single_value(m[0]->metric("latency/ns")->value() - base[0]->metric("latency/ns")->value()));
     }
   }
 }
