@@ -24,7 +24,10 @@
 #include "core/error.hpp"
 #include "core/executor.hpp"
 #include "core/ncu.hpp"
+#include "core/gpu_lock.hpp"
 #include "core/gpu_state.hpp"
+#include "core/tenancy.hpp"
+#include "core/clock_check.hpp"
 #include "core/output_file.hpp"
 #include "core/registry.hpp"
 #include "core/result_db.hpp"
@@ -201,6 +204,7 @@ struct RunArgs {
   bool ncu = false;        // profile the same probes under Nsight Compute first
   NcuRequest ncu_req;
   bool ncu_child = false;  // this process is that profiling pass (hidden flag)
+  bool allow_busy = false; // measure even when another process uses the GPU (points flagged contended)
 };
 
 // The arguments that make a child `run` select and sweep exactly what this one does.
@@ -274,6 +278,7 @@ std::vector<std::string> forwarded_run_args(const RunArgs& a) {
   if (a.isolate_all) v.push_back("--isolate");
   if (a.isolate_none) v.push_back("--no-isolate");
   if (a.watchdog_s > 0) v.insert(v.end(), {"--watchdog", num(a.watchdog_s)});
+  if (a.allow_busy) v.push_back("--allow-busy");
   return v;
 }
 
@@ -366,6 +371,21 @@ int do_run_devices(const RunArgs& args) {
   return worst;
 }
 
+// The sweep points a run will measure (a skipped probe counts one record).
+std::size_t count_points(const std::vector<const ProbeSpec*>& probes, const std::vector<AxisOverride>& overrides,
+                         const DeviceInfo& device, bool quick) {
+  auto planned = plan(probes, device);
+  apply_axis_overrides(planned, overrides);
+  std::size_t n = 0;
+  for (const auto& pp : planned) n += pp.skip_reason ? 1 : expand(pp.axes, quick).size();
+  return n;
+}
+
+// What a run writes per point, all files together: the 2026-12-02 suite's run file holds about
+// 6 KB per measured point, and the journal and the database hold as much again each, with the
+// report and CSV on top: 24 KB a point, and 8 MB for the rest.
+unsigned long long expected_output_bytes(std::size_t points) { return (8ULL << 20) + (24ULL << 10) * points; }
+
 int do_run(const RunArgs& args) {
   if (!args.devices.empty()) return do_run_devices(args);
   const auto probes = select_probes(Registry::global(), args.sel);  // bad filters fail before the GPU is touched
@@ -384,7 +404,19 @@ int do_run(const RunArgs& args) {
     apply_axis_overrides(dry, axis_overrides);
   }
   check_output_dir(args.out);   // an unwritable --out fails before any GPU time is spent,
+  // One run per GPU, decided before this process creates a context on the card: a second run that
+  // refuses must not show up as a tenant in the first one's process list. The profiling pass
+  // under --ncu is part of the run that started it, which holds the lock and looked for tenants.
+  std::optional<GpuLock> lock;
+  if (const auto uuid = device_uuid(args.device); uuid && !args.ncu_child)
+    lock.emplace(*uuid, "GPU " + std::to_string(args.device) + " (" + *uuid + ")");
   DeviceInfo device = query_device(args.device);
+  if (!lock && !args.ncu_child) lock.emplace(device.uuid, "GPU " + std::to_string(device.index) + " (" + device.uuid + ")");
+  const std::string gpu = "GPU " + std::to_string(device.index) + " (" + device.name + ", " + device.uuid + ")";
+  const std::size_t point_count = count_points(probes, axis_overrides, device, args.quick);
+  check_free_space(args.out, expected_output_bytes(point_count), "a run of " + std::to_string(point_count) + " points");
+  TenancyMonitor tenancy(nvml_tenancy_source(device.pci_bus_id), this_process_view());
+  const TenancyVerdict at_start = args.ncu_child ? TenancyVerdict{} : require_alone(tenancy, gpu, args.allow_busy, std::cerr);
   create_output_dir(args.out);  // and no GPU leaves no empty folder behind
 
   RunDocument header;
@@ -411,10 +443,12 @@ int do_run(const RunArgs& args) {
   // The card's settings before the first probe; compared with those after the last one.
   GpuStateGuard state(nvml_state_source(device.pci_bus_id));
   header.gpu_state = state.before_json();
+  header.gpu_state["tenancy"] = {{"before", at_start.reading}, {"allow_busy", args.allow_busy}};
   // Every record is appended to the journal (fsync'd) as it finishes; the .json is assembled from
   // it at the end. A run killed before that keeps its journal: `gpudissect recover`.
   RunJournal journal(stem + ".jsonl", header);
   ResultDb db(args.db.empty() ? (fs::path(args.out) / "results.db").string() : args.db, header);
+  DbCopySink db_copy(db);
   TerminalTable table(std::cout);
   ExecuteOptions opts;
   opts.quick = args.quick;
@@ -427,6 +461,12 @@ int do_run(const RunArgs& args) {
   opts.isolate = isolate;
   opts.watchdog_s = args.watchdog_s;
   opts.application_sm_clock_mhz = application_sm_clock_mhz(header.gpu_state, device);
+  if (!args.ncu_child && at_start.checked) {
+    opts.tenants = [&tenancy]() -> std::optional<std::string> {
+      const TenancyVerdict v = tenancy.sample();
+      return v.busy ? std::optional<std::string>(v.text()) : std::nullopt;
+    };
+  }
   auto planned = plan(probes, device);
   apply_axis_overrides(planned, axis_overrides);
   // The state after the last probe, and where the time went, go into the journal's finish line.
@@ -434,13 +474,31 @@ int do_run(const RunArgs& args) {
   std::vector<std::pair<std::string, double>> walls;
   opts.probe_wall_s = &walls;
   const double run_t0 = steady_now_s();
+  int contended = 0;
   journal.set_finish_extra([&] {
     changed = state.check();
-    return nlohmann::json{{"gpu_state", state.to_json()}, {"timing", timing_json(walls, steady_now_s() - run_t0)}};
+    nlohmann::json gpu_state = state.to_json();
+    nlohmann::json after = args.ncu_child ? nlohmann::json(nullptr) : tenancy.sample().reading;
+    gpu_state["tenancy"] = {{"before", at_start.reading}, {"after", after}, {"allow_busy", args.allow_busy},
+                            {"contended_points", contended}, {"looks", tenancy.samples()}, {"looking_s", tenancy.sampling_s()}};
+    return nlohmann::json{{"gpu_state", gpu_state}, {"timing", timing_json(walls, steady_now_s() - run_t0)}};
   });
-  const ExecuteSummary s = execute(planned, device, {&journal, &db, &table}, sass::make_verifier(probes), opts);
+  // The summary's count of contended points reaches the finish line through this sink, which
+  // sees every record before the journal's on_finish.
+  struct ContendedCount : RecordSink {
+    int& n;
+    explicit ContendedCount(int& c) : n(c) {}
+    void on_record(const Record& r) override { n += r.status == Status::Ok && !r.derived && has_flag(r, kContendedFlag); }
+  } contended_count(contended);
+  const ExecuteSummary s =
+      execute(planned, device, {&contended_count, &journal, &db_copy, &table}, sass::make_verifier(probes), opts);
 
-  write_run_file_atomic(stem + ".json", journal.document());
+  try {
+    write_run_file_atomic(stem + ".json", journal.document());
+  } catch (const OutputError& e) {
+    throw OutputError(std::string(e.what()) + "; every record is in the journal " + journal.path() + " (`gpudissect recover " +
+                      journal.path() + "` writes the run file once there is room)");
+  }
   write_file_atomic(stem + ".md", markdown_report(journal.document()));
   std::ostringstream csv;
   write_csv(journal.document(), csv);
@@ -448,7 +506,7 @@ int do_run(const RunArgs& args) {
   std::cout << "\n" << s.ok << " ok, " << s.skipped << " skipped, " << s.failed << " failed; SASS: "
             << s.sass_mismatch << " mismatch, " << s.sass_unverified << " unverified; " << s.unconverged
             << " not converged; " << s.throttled << " throttled; " << s.below_application_clock
-            << " below the application clock" << (s.interrupted ? " (interrupted)" : "") << "\n"
+            << " below the application clock; " << s.contended << " contended" << (s.interrupted ? " (interrupted)" : "") << "\n"
             << "results: " << stem << ".json (.jsonl, .md, .csv), database " << db.path() << "\n";
   print_slowest(std::cout, walls, steady_now_s() - run_t0);
   if (s.sass_mismatch)
@@ -461,6 +519,13 @@ int do_run(const RunArgs& args) {
   } else if (!state.checked()) {
     std::cerr << "gpudissect: note: the GPU's settings could not be read (NVML unavailable): the state guard did not run\n";
   }
+  if (s.contended)
+    std::cerr << "gpudissect: warning: " << s.contended << " measured point(s) ran while another process used the GPU; "
+              << "they are flagged `contended` (extra.contended says what was seen) and are not the card's numbers\n";
+  if (db_copy.error())  // exit 74, after everything else was said
+    throw OutputError("the database " + db.path() + " could not be written (" + *db_copy.error() + "); the run file " +
+                      stem + ".json is whole: `gpudissect import " + stem + ".json --db " + db.path() +
+                      "` stores it once the database can be written");
   return run_exit_code(s, !changed.empty());
 }
 
@@ -507,6 +572,9 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   auto* all = cmd->add_flag("--isolate", args->isolate_all,
                             "Run every probe in a child process under a watchdog (default: only probes marked risky)");
   cmd->add_flag("--no-isolate", args->isolate_none, "Run every probe in this process, risky ones too")->excludes(all);
+  cmd->add_flag("--allow-busy", args->allow_busy,
+                "Measure even when another process is using the GPU (default: refuse, exit 75); every point measured "
+                "while another tenant is seen is flagged `contended`");
   cmd->add_option("--watchdog", args->watchdog_s,
                   "Seconds an isolated probe may take for one point before it is killed (default: 60 + twice its budget)")
       ->check(real_number(0.1, 1e6));

@@ -1,6 +1,7 @@
 // gpudissect command line. Each subcommand lives in a commands_*.cpp; this file only parses,
 // dispatches and turns exceptions into exit codes (library code never exits).
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -11,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "gpudissect_revision.h"
 #include "core/error.hpp"
+#include "core/gpu_lock.hpp"
 #include "core/match.hpp"
 #include "core/missing_tool.hpp"
 #include "core/registry.hpp"
@@ -19,13 +21,14 @@
 namespace {
 // Exit codes (README lists them): 0 success, 1 the work ran but found failures, 2 bad input,
 // 3 environment (no GPU, no driver), 74 output could not be written (EX_IOERR of sysexits.h),
-// 130 interrupted, 70 a bug in this binary (invalid probe registration only), 69 a program the
+// 75 the GPU is in use by another process or run (EX_TEMPFAIL), 130 interrupted, 70 a bug in this binary (invalid probe registration only), 69 a program the
 // command needs is missing (Python with pandas for the HTML report).
 constexpr int kExitUsage = 2;
 constexpr int kExitEnvironment = 3;
 constexpr int kExitMissingTool = 69;
 constexpr int kExitInternal = 70;
 constexpr int kExitOutput = 74;
+constexpr int kExitGpuBusy = 75;
 
 // What a command printed is part of its result: a full disk or a closed stream must not read as
 // success. stdout is flushed here because nothing after main would notice it failing. A command
@@ -67,13 +70,17 @@ int main(int argc, char** argv) {
     return kExitInternal;
   }
   gd::install_temp_cleanup();  // Ctrl-C leaves no temporary cubins or report folders behind
+  // A file-size limit (ulimit -f) must read as a failed write (EFBIG, exit 74 with the journal
+  // intact), not kill the process with SIGXFSZ mid-record.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"gpudissect: cycle-level dissection of NVIDIA GPU microarchitecture"};
   app.set_version_flag("--version", std::string(GPUDISSECT_VERSION) + " (" + GPUDISSECT_GIT_REVISION +
                                         ")\nsource sha256 " + GPUDISSECT_SOURCE_HASH);
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 success; 1 the work ran but something failed; 2 bad input; 3 no usable GPU or driver;\n"
-      "69 a program the command needs is missing; 74 output could not be written; 130 interrupted.");
+      "69 a program the command needs is missing; 74 output could not be written; 75 the GPU is in use\n"
+      "(another process or gpudissect run; see run --allow-busy); 130 interrupted.");
   std::function<int()> action;
   gd::cli::add_core_commands(app, action);
   gd::cli::add_report_commands(app, action);
@@ -94,6 +101,9 @@ int main(int argc, char** argv) {
   } catch (const gd::MissingTool& e) {
     std::fprintf(stderr, "gpudissect: error: %s\n", e.what());
     return finish(kExitMissingTool);
+  } catch (const gd::GpuBusy& e) {
+    std::fprintf(stderr, "gpudissect: error: %s\n", e.what());
+    return finish(kExitGpuBusy);
   } catch (const gd::OutputError& e) {
     std::fprintf(stderr, "gpudissect: error: %s\n", e.what());
     return kExitOutput;

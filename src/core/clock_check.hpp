@@ -17,6 +17,8 @@ struct DeviceInfo;
 // A record whose in-run SM clock is more than this fraction under the application clock is flagged.
 inline constexpr double kClockBelowApplicationFraction = 0.03;
 inline constexpr const char* kClockBelowApplicationFlag = "clock_below_application";
+// A point measured while another process had a context on the GPU (core/tenancy.hpp).
+inline constexpr const char* kContendedFlag = "contended";
 
 // The application SM clock of a run: the `application_sm_clock_mhz` setting of its gpu_state
 // (either the {"before": {"settings": ...}} object a run file holds or the bare settings), else the

@@ -10,6 +10,7 @@
 
 #include "core/device_kernels.hpp"
 #include "core/error.hpp"
+#include "core/gpu_lock.hpp"
 #include "core/nvml.hpp"
 
 namespace gd {
@@ -85,6 +86,20 @@ std::vector<Feature> features_for(int cc, const std::string& arch_code_loaded) {
   if ((cc == 120 || cc == 121) && arch_code_loaded == "sm_" + std::to_string(cc) + "a")
     f.push_back(Feature::BlockScaledMma);
   return f;
+}
+
+std::optional<std::string> device_uuid(int index) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || index < 0 || index >= count) {
+    (void)cudaGetLastError();
+    return std::nullopt;
+  }
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, index) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return std::nullopt;
+  }
+  return uuid_string(p.uuid);
 }
 
 DeviceInfo query_device(int index) {

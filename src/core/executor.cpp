@@ -133,7 +133,31 @@ void count(ExecuteSummary& s, const Record& r) {
   if (r.status == Status::Ok && !r.derived && r.convergence.recorded && !r.convergence.converged) ++s.unconverged;
   if (const auto by = throttled_by(r); by && !by->empty() && !r.derived) ++s.throttled;
   if (r.status == Status::Ok && !r.derived && has_flag(r, kClockBelowApplicationFlag)) ++s.below_application_clock;
+  if (r.status == Status::Ok && !r.derived && has_flag(r, kContendedFlag)) ++s.contended;
 }
+
+// Looks for other tenants after every point and flags the point when this look or the one before
+// it saw one: a tenant that arrived or left mid-point shared part of it.
+class TenantWatch {
+ public:
+  explicit TenantWatch(const ExecuteOptions& opts) : look_(opts.tenants) {
+    if (look_) last_ = look_();
+  }
+  void mark(Record& r) {
+    if (!look_) return;
+    std::optional<std::string> now = look_();
+    const std::optional<std::string>& seen = now ? now : last_;
+    if (seen && r.status != Status::Skipped) {
+      add_flag(r, kContendedFlag);
+      r.extra["contended"] = *seen;
+    }
+    last_ = std::move(now);
+  }
+
+ private:
+  std::function<std::optional<std::string>()> look_;
+  std::optional<std::string> last_;
+};
 
 // A sticky error poisons the context; a fresh one lets the remaining probes run.
 void recover_from(const CudaError& e) {
@@ -260,7 +284,8 @@ class JobFile {
 // or faults leaves its unfinished points failed with the reason, and the run goes on.
 std::vector<Record> run_isolated(const ProbeSpec& spec, const std::vector<Params>& points, DeviceInfo& device,
                                  const ExecuteOptions& opts, const SassVerifier& verify,
-                                 const std::vector<RecordSink*>& sinks, ExecuteSummary& summary, Progress& progress) {
+                                 const std::vector<RecordSink*>& sinks, ExecuteSummary& summary, Progress& progress,
+                                 TenantWatch& tenants) {
   const double cap = probe_cap(spec, opts);
   nlohmann::json job = {{"probe", spec.id}, {"quick", opts.quick}, {"cap_s", cap},
                         {"sampling", sampling_to_json(opts.sampling)}, {"device", to_json(device)},
@@ -286,6 +311,7 @@ std::vector<Record> run_isolated(const ProbeSpec& spec, const std::vector<Params
     r.sass = check_point(spec, device, r, verify);
     r.extra["isolated"] = true;
     check_clock(r, opts.application_sm_clock_mhz);
+    tenants.mark(r);
     count(summary, r);
     emit(sinks, r);
     records.push_back(std::move(r));
@@ -427,6 +453,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
   std::size_t total = 0;
   for (const auto& pp : planned) total += pp.skip_reason ? 1 : expand(pp.axes, opts.quick).size();
   Progress progress(opts.progress, total);
+  TenantWatch tenants(opts);
 
   const auto run_probe = [&](const PlannedProbe& pp) {
     const ProbeSpec& spec = *pp.spec;
@@ -443,7 +470,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
     const auto points = expand(pp.axes, opts.quick);
     if (points.empty()) return;
     if (is_isolated(spec, opts)) {
-      const auto records = run_isolated(spec, points, device, opts, verify, sinks, summary, progress);
+      const auto records = run_isolated(spec, points, device, opts, verify, sinks, summary, progress, tenants);
       if (!g_interrupted) run_summary(spec, records, device, sinks, summary, opts.application_sm_clock_mhz);
       return;
     }
@@ -454,6 +481,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       if (g_interrupted) break;
       progress.show(spec.id, points[i]);
       Record r = run_point(spec, points[i], device, opts, point_budget(cap, probe_start, points.size(), i), verify);
+      tenants.mark(r);
       count(summary, r);
       emit(sinks, r);
       records.push_back(std::move(r));

@@ -69,6 +69,11 @@ struct ExecuteOptions {
   // Where each probe's wall time goes when set: its points (an isolated child's start included),
   // SASS checks and analysis, in run order. Read by the run file's finish line.
   std::vector<std::pair<std::string, double>>* probe_wall_s = nullptr;
+  // Another tenant on the GPU right now (core/tenancy.hpp): what was seen, or nullopt while the run
+  // has the card to itself. Asked once before the first point and after every point; a point is
+  // flagged `contended` (extra.contended says why) when the look before it or after it saw one.
+  // Empty: nobody looks.
+  std::function<std::optional<std::string>()> tenants;
 };
 
 struct ExecuteSummary {
@@ -78,6 +83,7 @@ struct ExecuteSummary {
   int unconverged = 0;     // measured points whose repetition stopped before its target
   int throttled = 0;       // measured points during which NVML saw a clock limiter act
   int below_application_clock = 0;  // measured points whose in-run SM clock was > 3 % under the application clock
+  int contended = 0;       // measured points during which another process had a context on the GPU
   bool interrupted = false;
   // A run fails when a point failed or measured code that is not the code intended.
   bool failed_any() const { return failed > 0 || sass_mismatch > 0; }

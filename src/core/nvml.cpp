@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <iterator>
+#include <vector>
 #include <mutex>
 
 #include <nvml.h>
@@ -35,6 +37,11 @@ struct NvmlApi {
   decltype(&nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
   decltype(&nvmlDeviceGetComputeMode) compute_mode = nullptr;
   decltype(&nvmlDeviceGetTotalEnergyConsumption) energy = nullptr;  // optional: power traces
+  // Optional: other tenants on the GPU (core/tenancy.hpp).
+  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) compute_processes = nullptr;
+  decltype(&nvmlDeviceGetGraphicsRunningProcesses_v3) graphics_processes = nullptr;
+  decltype(&nvmlDeviceGetSamples) samples = nullptr;
+  decltype(&nvmlDeviceGetUtilizationRates) utilization = nullptr;
   std::string load_error;
 };
 
@@ -77,6 +84,10 @@ NvmlApi load_api() {
   bind(api.lib, "nvmlDeviceGetPersistenceMode", api.persistence_mode);
   bind(api.lib, "nvmlDeviceGetComputeMode", api.compute_mode);
   bind(api.lib, "nvmlDeviceGetTotalEnergyConsumption", api.energy);
+  bind(api.lib, "nvmlDeviceGetComputeRunningProcesses_v3", api.compute_processes);
+  bind(api.lib, "nvmlDeviceGetGraphicsRunningProcesses_v3", api.graphics_processes);
+  bind(api.lib, "nvmlDeviceGetSamples", api.samples);
+  bind(api.lib, "nvmlDeviceGetUtilizationRates", api.utilization);
   if (nvmlReturn_t rc = api.init(); rc != NVML_SUCCESS) {
     api.load_error = std::string("nvmlInit failed: ") + api.error_string(rc);
     api.lib = nullptr;
@@ -255,6 +266,90 @@ std::optional<PowerReading> read_power(const std::string& pci_bus_id) {
   unsigned long long mj = 0;
   if (nv.energy && nv.energy(dev, &mj) == NVML_SUCCESS) r.energy_mj = mj;
   return r;
+}
+
+namespace {
+
+using ProcessQuery = decltype(&nvmlDeviceGetComputeRunningProcesses_v3);
+
+// One of NVML's process lists; false when the query failed. The list can grow between the size
+// query and the read (NVML_ERROR_INSUFFICIENT_SIZE): asked again with room to spare.
+bool append_processes(ProcessQuery query, nvmlDevice_t dev, const char* type, std::vector<GpuProcess>& out) {
+  if (!query) return false;
+  std::vector<nvmlProcessInfo_t> infos(16);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    unsigned n = unsigned(infos.size());
+    const nvmlReturn_t rc = query(dev, &n, infos.data());
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+      infos.resize(std::size_t(n) + 16);
+      continue;
+    }
+    if (rc != NVML_SUCCESS) return false;
+    for (unsigned i = 0; i < n && i < infos.size(); ++i) {
+      const bool known = infos[i].usedGpuMemory != NVML_VALUE_NOT_AVAILABLE;
+      out.push_back({infos[i].pid, known ? infos[i].usedGpuMemory : 0ULL, type});
+    }
+    return true;
+  }
+  return false;
+}
+
+double sample_value(nvmlValueType_t type, const nvmlValue_t& v) {
+  switch (type) {
+    case NVML_VALUE_TYPE_DOUBLE: return v.dVal;
+    case NVML_VALUE_TYPE_UNSIGNED_INT: return v.uiVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: return double(v.ulVal);
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: return double(v.ullVal);
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG: return double(v.sllVal);
+    case NVML_VALUE_TYPE_SIGNED_INT: return v.siVal;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+std::optional<std::vector<GpuProcess>> read_gpu_processes(const std::string& pci_bus_id) {
+  const NvmlApi& nv = api();
+  if (!nv.lib) return std::nullopt;
+  nvmlDevice_t dev;
+  if (nv.by_pci(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return std::nullopt;
+  std::vector<GpuProcess> all;
+  const bool compute = append_processes(nv.compute_processes, dev, "compute", all);
+  const bool graphics = append_processes(nv.graphics_processes, dev, "graphics", all);
+  if (!compute && !graphics) return std::nullopt;
+  // A process with both kinds of context is one tenant.
+  std::vector<GpuProcess> out;
+  for (const GpuProcess& p : all) {
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const GpuProcess& q) { return q.pid == p.pid; });
+    if (!seen) out.push_back(p);
+  }
+  return out;
+}
+
+std::optional<Utilization> read_utilization_since(const std::string& pci_bus_id, unsigned long long since_us) {
+  const NvmlApi& nv = api();
+  if (!nv.lib) return std::nullopt;
+  nvmlDevice_t dev;
+  if (nv.by_pci(pci_bus_id.c_str(), &dev) != NVML_SUCCESS) return std::nullopt;
+  if (nv.samples) {
+    nvmlValueType_t type{};
+    unsigned n = 0;
+    if (nv.samples(dev, NVML_GPU_UTILIZATION_SAMPLES, since_us, &type, &n, nullptr) == NVML_SUCCESS && n > 0) {
+      std::vector<nvmlSample_t> buf(n);
+      if (nv.samples(dev, NVML_GPU_UTILIZATION_SAMPLES, since_us, &type, &n, buf.data()) == NVML_SUCCESS) {
+        Utilization u{0, 0, "samples"};
+        for (unsigned i = 0; i < n && i < buf.size(); ++i) {
+          if (buf[i].timeStamp <= since_us) continue;
+          u.max_pct = std::max(u.max_pct, sample_value(type, buf[i].sampleValue));
+          ++u.samples;
+        }
+        if (u.samples > 0) return u;
+      }
+    }
+  }
+  nvmlUtilization_t rates{};
+  if (!nv.utilization || nv.utilization(dev, &rates) != NVML_SUCCESS) return std::nullopt;
+  return Utilization{double(rates.gpu), 1, "current"};
 }
 
 }  // namespace gd

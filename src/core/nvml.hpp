@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/device.hpp"
 
@@ -48,5 +49,27 @@ struct PowerReading {
   std::optional<unsigned long long> energy_mj;
 };
 std::optional<PowerReading> read_power(const std::string& pci_bus_id);
+
+// A process with a context on the device, as NVML lists it. The pid is in the pid namespace of
+// the driver's host, which may not be this process's (a container).
+struct GpuProcess {
+  unsigned pid = 0;
+  unsigned long long used_memory_bytes = 0;  // 0 when NVML does not say
+  std::string type;                          // "compute" or "graphics"
+};
+// The compute and graphics processes on the device (one entry per pid). nullopt when NVML, the
+// device or these queries are unavailable.
+std::optional<std::vector<GpuProcess>> read_gpu_processes(const std::string& pci_bus_id);
+
+// How busy the GPU was: the highest utilization (percent of time a kernel ran) among NVML's
+// samples taken after `since_us` (microseconds since the epoch, NVML's clock), and how many there
+// were; where the driver keeps no samples, its current figure (one sample, source "current").
+// nullopt when NVML cannot say.
+struct Utilization {
+  double max_pct = 0;
+  int samples = 0;
+  std::string source;  // "samples" or "current"
+};
+std::optional<Utilization> read_utilization_since(const std::string& pci_bus_id, unsigned long long since_us);
 
 }  // namespace gd

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -139,6 +140,19 @@ void check_output_dir(const std::string& dir) {
   if (!S_ISDIR(st.st_mode)) throw UserError(head + ancestor.string() + " is not a directory");
   if (const int err = creatable_in(ancestor))
     throw UserError(head + "cannot create anything in " + ancestor.string() + " (" + std::strerror(err) + ")");
+}
+
+void check_free_space(const std::string& dir, unsigned long long bytes, const std::string& what) {
+  fs::path at = fs::absolute(dir).lexically_normal();
+  struct stat st {};
+  while (::stat(at.c_str(), &st) != 0 && at.has_relative_path()) at = at.parent_path();
+  struct statvfs vfs {};
+  if (::statvfs(at.c_str(), &vfs) != 0) return;  // cannot tell: the writes themselves will say
+  const unsigned long long free_bytes = static_cast<unsigned long long>(vfs.f_bavail) * vfs.f_frsize;
+  if (free_bytes >= bytes) return;
+  const auto mb = [](unsigned long long b) { return std::to_string((b + 999999) / 1000000) + " MB"; };
+  throw UserError(what + " needs about " + mb(bytes) + " in '" + dir + "', and its file system has " + mb(free_bytes) +
+                  " free: free some space or choose another --out");
 }
 
 void create_output_dir(const std::string& dir) {

@@ -41,6 +41,10 @@ void write_output(const std::string& given, const std::string& content);
 // or could be created (its nearest existing ancestor is a writable folder). Creates nothing, so
 // a command that fails later (no GPU) leaves no empty folder behind.
 void check_output_dir(const std::string& dir);
+// Throws UserError unless the file system that holds `dir` (or would: its nearest existing
+// ancestor) has `bytes` free for an unprivileged writer, naming what needs them. A run checks this
+// before measuring, so a disk that cannot take its output refuses in a second, not after minutes.
+void check_free_space(const std::string& dir, unsigned long long bytes, const std::string& what);
 // Creates `dir` and its parents; throws UserError naming it.
 void create_output_dir(const std::string& dir);
 

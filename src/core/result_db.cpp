@@ -436,6 +436,24 @@ void ResultDb::on_finish(bool complete) {
   s.step();
 }
 
+void DbCopySink::on_record(const Record& r) {
+  if (error_) return;
+  try {
+    db_.on_record(r);
+  } catch (const std::exception& e) {
+    error_ = e.what();
+  }
+}
+
+void DbCopySink::on_finish(bool complete) {
+  if (error_) return;
+  try {
+    db_.on_finish(complete);
+  } catch (const std::exception& e) {
+    error_ = e.what();
+  }
+}
+
 void import_run(const std::string& db_path, const RunDocument& doc) {
   DbHandle db = open_db(db_path, OpenMode::Create);
   Transaction tx(db.get());

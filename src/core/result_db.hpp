@@ -18,6 +18,7 @@
 //
 // params_json is canonical (keys sorted, compact), so equal sweep points compare equal as text.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,23 @@ class ResultDb : public RecordSink {
   std::string path_;
   std::string run_id_;
   int next_seq_ = 0;
+};
+
+// How `run` feeds its database. The database is a copy of the run for queries; the run journal is
+// the record. A database that cannot be written (a full disk, a lock, damage) is no longer
+// appended to and the run goes on: its run file is written whole, and `run` exits 74 at the end
+// naming the import that repairs the database.
+class DbCopySink : public RecordSink {
+ public:
+  explicit DbCopySink(ResultDb& db) : db_(db) {}
+  void on_record(const Record& r) override;
+  void on_finish(bool complete) override;
+  // What failed first; nullopt while every write succeeded.
+  const std::optional<std::string>& error() const { return error_; }
+
+ private:
+  ResultDb& db_;
+  std::optional<std::string> error_;
 };
 
 // Stores a whole run document (a run file, a reference dataset) in one transaction, replacing

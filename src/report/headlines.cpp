@@ -192,9 +192,17 @@ std::optional<Headline> resolve_headline(const RunDocument& doc, const HeadlineR
   const std::string* winner_metric = nullptr;
   double best = 0;
   int candidates = 0;
-  for (const HeadlineSource& s : rule.sources)
+  // A record measured beside another process (core/tenancy.hpp) is not the card's number: it
+  // competes only where no record measured alone does, and then says so in its verdicts.
+  const auto competes = [&](const Record& r, bool contended_too) {
+    return contended_too || !has_flag(r, kContendedFlag);
+  };
+  for (const bool contended_too : {false, true}) {
+    if (winner) break;
+    for (const HeadlineSource& s : rule.sources)
     for (const Record& r : doc.records) {
       if (r.status != Status::Ok || !glob_match(s.probe, r.id) || !has_params(r, s.where)) continue;
+      if (!competes(r, contended_too)) continue;
       const Metric* m = r.metric(s.metric);
       if (!m || !std::isfinite(m->value())) continue;
       const auto factor = unit_factor(m->unit, rule.unit);
@@ -204,6 +212,7 @@ std::optional<Headline> resolve_headline(const RunDocument& doc, const HeadlineR
       if (winner && (rule.pick == HeadlinePick::Designated || !better(rule.pick, v, r, best, *winner))) continue;
       winner = &r, winner_metric = &s.metric, best = v;
     }
+  }
   if (!winner) return std::nullopt;
   Headline h{&rule, ItemValue{rule.item, best, rule.unit, "", winner, *winner_metric, ""}, shape_of(*winner),
              candidates, record_verdicts(*winner)};

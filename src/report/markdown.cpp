@@ -31,6 +31,7 @@ struct Counts {
   int unconverged = 0;                                                  // over measured records
   int throttled = 0;                                                    // over measured records
   int below_clock = 0;  // measured records more than 3 % under the application clock
+  int contended = 0;    // measured records taken while another process used the GPU
 };
 
 Counts count(const std::vector<Record>& records) {
@@ -49,6 +50,7 @@ Counts count(const std::vector<Record>& records) {
     if (!r.derived && r.convergence.recorded && !r.convergence.converged) ++c.unconverged;
     if (!r.derived && !throttle_cell(r).empty()) ++c.throttled;
     if (!r.derived && has_flag(r, kClockBelowApplicationFlag)) ++c.below_clock;
+    if (!r.derived && has_flag(r, kContendedFlag)) ++c.contended;
     switch (r.sass.status) {
       case SassStatus::Verified: ++c.verified; break;
       case SassStatus::Mismatch: ++c.mismatch; break;
@@ -102,6 +104,9 @@ std::string summary_section(const RunDocument& doc) {
     os << "> ⚠ " << c.below_clock << " measured points ran with the SM clock (read inside their kernels) more than 3 % "
           "under the application clock, whatever NVML reported: see the Flags column; rates per second there are "
           "below the chip's at its application clock, rates per clock are not.\n\n";
+  if (c.contended > 0)
+    os << "> ⚠ " << c.contended << " measured points ran while another process had a context on the GPU (flagged "
+          "`contended`; each record's extra.contended says what was seen): they are not the card's numbers.\n\n";
   if (c.unconverged > 0)
     os << "> ⚠ " << c.unconverged << " measured points did not converge (time or sample cap): their spread is "
           "wider than the probe's target; see the Conv. column.\n\n";
@@ -239,16 +244,40 @@ std::string pipe_agreement_line(const RunDocument& doc) {
   return os.str();
 }
 
+// Whether the run shared its GPU: points flagged contended, or a tenant seen before the first probe
+// (a run started with --allow-busy). Empty when it had the card to itself, or could not tell.
+std::string contention_banner(const RunDocument& doc) {
+  const int contended = count(doc.records).contended;
+  const nlohmann::json* before = nullptr;
+  if (doc.gpu_state.is_object() && doc.gpu_state.contains("tenancy") && doc.gpu_state["tenancy"].is_object() &&
+      doc.gpu_state["tenancy"].contains("before") && doc.gpu_state["tenancy"]["before"].is_object())
+    before = &doc.gpu_state["tenancy"]["before"];
+  const bool busy_at_start = before && before->value("busy", false);
+  if (contended == 0 && !busy_at_start) return "";
+  std::string s = "> ⚠ **This run shared its GPU with another process.** ";
+  if (busy_at_start) {
+    std::string seen;
+    if (before->contains("evidence") && (*before)["evidence"].is_array())
+      for (const auto& e : (*before)["evidence"])
+        if (e.is_string()) seen += (seen.empty() ? "" : "; ") + e.get<std::string>();
+    s += "Before the first probe: " + markdown_escape(seen) + ". ";
+  }
+  s += std::to_string(contended) + " measured points ran beside it (flagged `contended`); their numbers are not the "
+       "card's, and a headline comes from one only where no point measured alone competes.\n\n";
+  return s;
+}
+
 std::string at_a_glance(const RunDocument& doc) {
   const auto headlines = resolve_headlines(doc);
   const std::string pipes = pipe_agreement_line(doc);
   if (headlines.empty() && pipes.empty()) return "";
-  return "## The chip at a glance\n\nEach quantity's headline is the best honest record of it in this run, chosen "
+  return "## The chip at a glance\n\n" + contention_banner(doc) + "Each quantity's headline is the best honest record of it in this run, chosen "
          "by one rule for every view (report, coverage, guide, `gpudissect headlines`): the highest of every record "
          "that measures a rate or bandwidth, whatever kernel shape or engine reached it, or the one record that "
          "defines a latency. The record column names the shape that won and how many records competed; **SM MHz** "
          "is the clock that record ran at, read inside its kernels; a verdict (SASS not verified, not converged, "
-         "throttled, `clock_below_application`: more than 3 % under the application clock) is what to weigh "
+         "throttled, `clock_below_application`: more than 3 % under the application clock, `contended`: another "
+         "process used the GPU) is what to weigh "
          "before quoting the number.\n\n" +
          (headlines.empty() ? std::string() : headlines_markdown(headlines) + "\n") + pipes;
 }
@@ -274,6 +303,7 @@ std::string markdown_report(const RunDocument& doc, const std::vector<const Prob
   // how the run was made at the end.
   os << "# gpudissect report: " << markdown_escape(device_name(doc.device)) << "\n\n";
   const bool reference = is_reference(doc);
+  if (!reference) os << contention_banner(doc);
   if (!reference) os << at_a_glance(doc);
   os << summary_section(doc);
   os << legend();

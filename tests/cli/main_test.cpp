@@ -95,6 +95,7 @@ TEST(HelpText, ListsTheExitCodes) {
   const auto r = gpudissect("--help");
   EXPECT_EQ(r.status, 0);
   EXPECT_TRUE(contains(r.output, "74 output could not be written")) << r.output;
+  EXPECT_TRUE(contains(r.output, "75 the GPU is in use")) << r.output;
 }
 
 }  // namespace

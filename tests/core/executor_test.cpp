@@ -387,6 +387,38 @@ TEST(Execute, PointsBelowTheApplicationClockAreFlaggedAndDerivedRecordsInheritIt
   for (const Record& r : run_with(p, {}, nullptr, o)) EXPECT_TRUE(record_flags(r).empty()) << "no reference: no verdict";
 }
 
+// A tenant seen at the look after point 2 and gone by the look after point 4: points 2 and 3
+// shared the GPU with it (2 ended beside it, 3 began beside it), 1 did not. The summing probe's
+// analysis inherits the flag from its points.
+TEST(Execute, PointsMeasuredBesideAnotherTenantAreFlaggedAndCounted) {
+  std::vector<bool> present = {false, false, true, false};  // the look before the first point, then after each
+  std::size_t look = 0;
+  ExecuteOptions o;
+  o.tenants = [&]() -> std::optional<std::string> {
+    const bool busy = look < present.size() && present[look];
+    ++look;
+    return busy ? std::optional<std::string>("another process has a context on this GPU: pid 554") : std::nullopt;
+  };
+  ExecuteSummary s;
+  const auto records = run_with(summing_probe(), {}, &s, o);
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(look, 4u) << "one look before the run and one after each point";
+  EXPECT_FALSE(has_flag(records[0], kContendedFlag));
+  EXPECT_TRUE(has_flag(records[1], kContendedFlag));
+  EXPECT_EQ(records[1].extra["contended"], "another process has a context on this GPU: pid 554");
+  EXPECT_TRUE(has_flag(records[2], kContendedFlag)) << "the look before it saw the tenant";
+  EXPECT_TRUE(has_flag(records[3], kContendedFlag)) << "the analysis inherits its points' flag";
+  EXPECT_EQ(s.contended, 2) << "measured points only";
+
+  present.assign(8, true);  // busy throughout (--allow-busy): every point
+  look = 0;
+  EXPECT_EQ((run_with(summing_probe(), {}, &s, o), s.contended), 3);
+  present.assign(8, false);  // alone: none
+  look = 0;
+  for (const Record& r : run_with(summing_probe(), {}, &s, o)) EXPECT_FALSE(has_flag(r, kContendedFlag));
+  EXPECT_EQ(s.contended, 0);
+}
+
 TEST(Execute, DerivedRecordsTakeTheirClockAndConvergenceFromTheirSources) {
   const auto records = run_with(summing_probe(), {});
   const Record& sum = records.at(3);

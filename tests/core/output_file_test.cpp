@@ -33,6 +33,18 @@ std::vector<std::string> entries(const fs::path& dir) {
   return names;
 }
 
+TEST(CheckFreeSpace, ARunThatCannotFitRefusesBeforeItStarts) {
+  TempDir dir;
+  EXPECT_NO_THROW(check_free_space(dir.file("out/not/yet"), 1 << 20, "a run of 10 points")) << "its ancestor decides";
+  try {
+    check_free_space(dir.file("out"), 1ULL << 62, "a run of 2415 points");
+    ADD_FAILURE() << "no file system has 4.6 EB free";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("a run of 2415 points needs about 4611686018428 MB in '" + dir.file("out") + "'"),
+              std::string::npos) << e.what();
+  }
+}
+
 TEST(OutputPath, DashIsStandardOutputAndCreatesNoFile) {
   TempDir dir;
   const fs::path cwd = fs::current_path();

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -98,6 +101,28 @@ TEST(ResultDb, SinkDoesNotSyncEachRecord) {
   const RunDocument doc = test_support::sample_run();
   ResultDb db(dir.file("r.db"), header_of(doc));
   EXPECT_EQ(db.synchronous_mode(), 0);
+}
+
+// `run`'s database is a copy: once it cannot be written the copy stops, the run does not.
+TEST(ResultDb, ACopySinkThatFailsRemembersWhyAndStopsWithoutThrowing) {
+  TempDir dir;
+  const RunDocument doc = test_support::sample_run();
+  ResultDb db(dir.file("r.db"), header_of(doc));
+  DbCopySink copy(db);
+  copy.on_record(doc.records[0]);
+  EXPECT_FALSE(copy.error());
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto previous = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = std::filesystem::file_size(dir.file("r.db"));  // not one byte more
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  for (int i = 0; i < 50; ++i) EXPECT_NO_THROW(copy.on_record(doc.records[std::size_t(i) % doc.records.size()]));
+  EXPECT_NO_THROW(copy.on_finish(true));
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, previous);
+  ASSERT_TRUE(copy.error());
+  EXPECT_NE(copy.error()->find(dir.file("r.db")), std::string::npos) << *copy.error();
 }
 
 TEST(ResultDb, ManyRunsAndOneQueryComparesGpus) {

@@ -8,11 +8,13 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/result_db.hpp"
 #include "support/sample_run.hpp"
 
 namespace gd {
@@ -167,30 +169,46 @@ struct Reporter : RecordSink {
   ::_exit(0);
 }
 
+// Forks a run: `child` gets the write end of a pipe it reports its records on, and must _exit.
+// Returns the child's pid; `reports` is the read end.
+pid_t fork_run(int& reports, const std::function<void(int)>& child) {
+  int fds[2];
+  if (::pipe(fds) != 0) return -1;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(fds[1]);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  reports = fds[0];
+  return pid;
+}
+
+// How many records the child reported, once it is gone.
+std::size_t count_reports(int fd) {
+  std::size_t n = 0;
+  char buf[256];
+  for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) > 0;) n += std::size_t(got);
+  ::close(fd);
+  return n;
+}
+
 TEST(RunJournal, SigkillAtARandomPointLosesNoFinishedRecord) {
   std::mt19937 rng(std::random_device{}());
   for (int trial = 0; trial < 6; ++trial) {
     TempDir dir;
     const std::string path = dir.file("run.jsonl");
-    int fds[2];
-    ASSERT_EQ(::pipe(fds), 0);
-    const pid_t pid = ::fork();
+    int reports = -1;
+    const pid_t pid = fork_run(reports, [&](int fd) { slow_run(path, fd); });
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      slow_run(path, fds[1]);
-    }
-    ::close(fds[1]);
     const int kill_after_ms = std::uniform_int_distribution<int>(5, 180)(rng);
     std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before the kill; make it slower";
-    std::size_t reported = 0;
-    char buf[256];
-    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) reported += std::size_t(n);
-    ::close(fds[0]);
+    const std::size_t reported = count_reports(reports);
     // Killed before the header was written: nothing to lose yet.
     if (reported == 0 && (!std::filesystem::exists(path) || std::filesystem::file_size(path) == 0)) continue;
     const JournalRead back = read_journal(path);
@@ -203,6 +221,60 @@ TEST(RunJournal, SigkillAtARandomPointLosesNoFinishedRecord) {
       EXPECT_EQ(back.doc.records[i].metric("value/x")->value(), double(x)) << "record " << i;
     }
   }
+}
+
+// A disk that fills mid-run (the file-size limit fails write() as ENOSPC would): the run stops at
+// the first record the journal cannot take, with OutputError (exit 74), and every record reported
+// before is in the journal. The database beside it fails too; that alone never stops the run.
+TEST(RunJournal, AFullDiskMidRunStopsAtTheFirstFailedWriteAndKeepsTheJournal) {
+  TempDir dir;
+  const std::string path = dir.file("run.jsonl");
+  int reports = -1;
+  const pid_t pid = fork_run(reports, [&](int report_fd) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit small{32 << 10, 32 << 10};
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    Registry reg;
+    for (int i = 0; i < 20; ++i) {
+      ProbeSpec s;
+      s.id = "t.fill" + std::to_string(i);
+      s.description = "reports its point";
+      s.metrics = {{"value/x", "units", "x"}};
+      s.axes = {Axis::pow2("x", 1, 1 << 20)};
+      s.run = [](ProbeContext& ctx) {
+        ctx.set_observed_sm_clock_mhz(1000);
+        ctx.metric("value/x", double(ctx.int_param("x")));
+      };
+      reg.add(s);
+    }
+    DeviceInfo d;
+    d.name = "Fake GPU";
+    try {
+      RunJournal journal(path, header_only());
+      ResultDb db(dir.file("r.db"), header_only());
+      DbCopySink db_copy(db);
+      Reporter reporter(report_fd);
+      ExecuteOptions o;
+      o.progress = false;
+      execute(plan(select_probes(reg, {}), d), d, {&journal, &db_copy, &reporter}, {}, o);
+    } catch (const OutputError&) {
+      ::_exit(74);
+    } catch (...) {
+      ::_exit(1);
+    }
+  });
+  ASSERT_GE(pid, 0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::size_t reported = count_reports(reports);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 74) << "OutputError: the documented exit code";
+  const JournalRead back = read_journal(path);
+  EXPECT_GT(reported, 0u);
+  EXPECT_LT(reported, 420u) << "the run stopped";
+  EXPECT_EQ(back.doc.records.size(), reported) << "every record reported is in the journal, and no other";
+  EXPECT_FALSE(back.dropped_tail) << "the half-written line was taken back";
+  EXPECT_LE(std::filesystem::file_size(path), std::size_t(32 << 10));
 }
 
 }  // namespace

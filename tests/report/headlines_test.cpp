@@ -73,6 +73,22 @@ TEST(Headlines, ASecondProbeThatBeatsTheFirstIsTheHeadline) {
   EXPECT_EQ(resolve_headline(doc, rule("l2.read_bandwidth"))->value.value, 11.8);
 }
 
+// A faster number measured beside another process is not the card's: a record measured alone
+// wins; the contended one is the headline only where nothing else competes, and says so.
+TEST(Headlines, ARecordMeasuredAloneBeatsAContendedOne) {
+  RunDocument doc = dram_run();
+  add_flag(doc.records[3], kContendedFlag);  // the one-shot write at 4.688 TB/s
+  const auto write = resolve_headline(doc, rule("dram.write_bandwidth"));
+  ASSERT_TRUE(write);
+  EXPECT_DOUBLE_EQ(write->value.value, 4.47);
+  EXPECT_EQ(write->value.record->id, "memory.bandwidth.dram");
+  for (Record& r : doc.records) add_flag(r, kContendedFlag);
+  const auto only = resolve_headline(doc, rule("dram.write_bandwidth"));
+  ASSERT_TRUE(only);
+  EXPECT_DOUBLE_EQ(only->value.value, 4.688);
+  EXPECT_NE(std::find(only->verdicts.begin(), only->verdicts.end(), "contended"), only->verdicts.end());
+}
+
 TEST(Headlines, APointWinsATieWithItsDerivedBestAndNamesItsShape) {
   RunDocument doc;
   Record point = tbps("memory.bandwidth.dram", {{"op", std::string("triad")}, {"warps_per_sm", std::int64_t(32)}}, 4.2);

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "core/clock_check.hpp"
 #include "support/sample_run.hpp"
 
 namespace gd {
@@ -72,6 +73,19 @@ TEST_F(MarkdownReport, ThrottledPointsAreCountedAndFlagged) {
   const std::string md = markdown_report(doc);
   EXPECT_TRUE(has(md, "> ⚠ 1 measured points ran while NVML saw a clock limiter act")) << md;
   EXPECT_TRUE(has(line_with(md, "| triad"), "**power_cap** ⚠")) << md;
+}
+
+// A run that shared its GPU says so before anything else, and counts the points in its summary.
+TEST_F(MarkdownReport, AContendedRunSaysSoAtTheTopAndCountsItsPoints) {
+  EXPECT_FALSE(has(markdown_report(doc), "shared its GPU")) << "a run alone says nothing";
+  doc.gpu_state = {{"tenancy", {{"before", {{"busy", true}, {"evidence", {"another process has a context on this GPU: pid 554 python3 (compute, 1002 MiB)"}}}}}}};
+  add_flag(doc.records[3], kContendedFlag);
+  const std::string md = markdown_report(doc);
+  const std::string top = md.substr(0, md.find("## Summary"));
+  EXPECT_TRUE(has(top, "> ⚠ **This run shared its GPU with another process.** Before the first probe: another process has a "
+                       "context on this GPU: pid 554 python3 (compute, 1002 MiB). 1 measured points ran beside it")) << md;
+  EXPECT_TRUE(has(md, "> ⚠ 1 measured points ran while another process had a context on the GPU")) << md;
+  EXPECT_TRUE(has(line_with(md, "| triad"), "contended")) << "its row's flags";
 }
 
 TEST_F(MarkdownReport, ClockSourcesAreTellable) {
