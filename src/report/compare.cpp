@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/clock_check.hpp"
 #include "core/json_fields.hpp"
 #include "report/format.hpp"
 #include "report/headlines.hpp"
@@ -71,12 +72,6 @@ std::optional<double> ratio_of(const Metric& a, const Metric& b) {
   return ratio;
 }
 
-// (max - min) / 2 over |median|: how far this run's own samples spread; 0 for a single value.
-double relative_half_range(const Metric& m) {
-  if (m.stats.n < 2 || !std::isfinite(m.stats.max) || !std::isfinite(m.stats.min) || m.value() == 0) return 0;
-  return (m.stats.max - m.stats.min) / 2 / std::fabs(m.value());
-}
-
 enum class Better { Lower, Higher, Unknown };
 Better better_of(const std::string& metric) {
   const auto family = metric.substr(0, metric.find('/'));
@@ -90,6 +85,20 @@ std::string ratio_cell(const Metric* a, const Metric* b) {
   if (a->unit != b->unit) return "n/a (units differ)";
   const auto ratio = ratio_of(*a, *b);
   return ratio ? fmt_num(*ratio) : "n/a";
+}
+
+// B/A's 95 % interval, or why there is none.
+std::string interval_cell(const Change& c) {
+  if (c.noise <= 0) return "n/a (one sample)";
+  return fmt_num(c.low(), 4) + "–" + fmt_num(c.high(), 4);
+}
+
+std::string p_cell(const Change& c) {
+  if (!std::isfinite(c.p_value)) return "n/a";
+  if (c.p_value < 1e-6) return "<1e-6";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1e", c.p_value);
+  return buf;
 }
 
 std::string sass_note(const Record& a, const Record& b) {
@@ -108,6 +117,12 @@ std::vector<std::string> metric_names(const Record& a, const Record& b) {
   return names;
 }
 
+int contended_points(const RunDocument& run) {
+  return int(std::count_if(run.records.begin(), run.records.end(), [](const Record& r) {
+    return r.status == Status::Ok && !r.derived && has_flag(r, kContendedFlag);
+  }));
+}
+
 struct Tally {
   int metrics = 0;
   ChangeCounts changes;
@@ -118,6 +133,7 @@ void count(ChangeCounts& c, const std::optional<Change>& ch) {
   c.regressions += ch->kind == Change::Kind::Regression;
   c.improvements += ch->kind == Change::Kind::Improvement;
   c.changed += ch->kind == Change::Kind::Changed;
+  c.contended += ch->kind == Change::Kind::Contended;
 }
 
 std::string change_cell(const std::optional<Change>& ch) {
@@ -127,6 +143,7 @@ std::string change_cell(const std::optional<Change>& ch) {
   switch (ch->kind) {
     case Change::Kind::Regression: return std::string("**") + pct + " regression** ⚠";
     case Change::Kind::Improvement: return std::string(pct) + " improvement";
+    case Change::Kind::Contended: return std::string(pct) + " (contended: not counted)";
     default: return std::string(pct) + " changed";
   }
 }
@@ -148,7 +165,7 @@ std::string probe_table(const ProbeRecords& probe, const Matching& m, const Comp
       const Metric* ma = a->metric(name);
       const Metric* mb = b->metric(name);
       const std::string metric = markdown_escape(name) + (a->derived ? " (analysis)" : "");
-      const auto change = ma && mb ? assess(name, *ma, *mb, opts) : std::nullopt;
+      const auto change = assess(name, *a, *b, opts);
       cells.insert(cells.end(), {metric, value_cell(ma), value_cell(mb), ratio_cell(ma, mb), change_cell(change)});
       if (any_note) cells.push_back(sass_note(*a, *b));
       t.row(std::move(cells));
@@ -176,8 +193,8 @@ std::string moved_list(const std::vector<const Record*>& comparable, const Match
       const Metric* ma = a->metric(name);
       const Metric* mb = b->metric(name);
       if (!ma || !mb) continue;
-      const auto change = assess(name, *ma, *mb, opts);
-      if (change && change->kind != Change::Kind::Same) moved.push_back({a, name, ma, mb, *change});
+      const auto change = assess(name, *a, *b, opts);
+      if (change && change->kind != Change::Kind::Same && change->kind != Change::Kind::Contended) moved.push_back({a, name, ma, mb, *change});
     }
   }
   if (moved.empty()) return "";
@@ -187,10 +204,11 @@ std::string moved_list(const std::vector<const Record*>& comparable, const Match
   MarkdownTable t;
   t.column("Change").column("Probe").column("Params").column("Metric");
   t.column("A", MarkdownTable::Align::Right).column("B", MarkdownTable::Align::Right).column("B/A", MarkdownTable::Align::Right);
+  t.column("95 % interval", MarkdownTable::Align::Right).column("p", MarkdownTable::Align::Right);
   for (const Moved& x : moved)
     t.row({change_cell(x.change), markdown_escape(x.a->id) + (x.a->derived ? " (analysis)" : ""),
            markdown_escape(to_string(x.a->params)), markdown_escape(x.name), value_cell(x.ma), value_cell(x.mb),
-           ratio_cell(x.ma, x.mb)});
+           ratio_cell(x.ma, x.mb), interval_cell(x.change), p_cell(x.change)});
   return "## Moved beyond noise, largest first\n\n" + t.render() + "\n";
 }
 
@@ -254,8 +272,14 @@ std::string to_string(Change::Kind k) {
     case Change::Kind::Regression: return "regression";
     case Change::Kind::Improvement: return "improvement";
     case Change::Kind::Changed: return "changed";
+    case Change::Kind::Contended: return "contended";
   }
   return "same";
+}
+
+double relative_standard_error(const Metric& m) {
+  if (m.stats.n < 2 || !std::isfinite(m.stats.stddev) || m.value() == 0) return 0;
+  return 1.2533 * m.stats.stddev / std::sqrt(double(m.stats.n)) / std::fabs(m.value());
 }
 
 std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts) {
@@ -263,11 +287,24 @@ std::optional<Change> assess(const std::string& metric, const Metric& a, const M
   if (!ratio) return std::nullopt;
   Change c;
   c.ratio = *ratio;
-  c.noise = relative_half_range(a) + relative_half_range(b);
-  if (std::fabs(*ratio - 1) <= std::max(opts.threshold, c.noise)) return c;
+  // A sign change has no log ratio: the threshold alone decides.
+  if (*ratio > 0) c.noise = std::hypot(relative_standard_error(a), relative_standard_error(b));
+  if (c.noise > 0) c.p_value = std::erfc(std::fabs(std::log(*ratio)) / c.noise / std::sqrt(2.0));
+  if (std::fabs(*ratio - 1) <= opts.threshold) return c;
+  if (c.noise > 0 && !(c.p_value < kCompareAlpha)) return c;
   const Better better = better_of(metric);
   if (better == Better::Unknown) c.kind = Change::Kind::Changed;
   else c.kind = (*ratio > 1) == (better == Better::Higher) ? Change::Kind::Improvement : Change::Kind::Regression;
+  return c;
+}
+
+std::optional<Change> assess(const std::string& metric, const Record& a, const Record& b, const CompareOptions& opts) {
+  const Metric* ma = a.metric(metric);
+  const Metric* mb = b.metric(metric);
+  if (!ma || !mb) return std::nullopt;
+  auto c = assess(metric, *ma, *mb, opts);
+  if (c && c->kind != Change::Kind::Same && (has_flag(a, kContendedFlag) || has_flag(b, kContendedFlag)))
+    c->kind = Change::Kind::Contended;
   return c;
 }
 
@@ -276,11 +313,7 @@ ChangeCounts count_changes(const RunDocument& a, const RunDocument& b, const Com
   ChangeCounts c;
   for (const Record* ra : split_matched(m).comparable) {
     const Record* rb = m.b_of.at(ra);
-    for (const auto& name : metric_names(*ra, *rb)) {
-      const Metric* ma = ra->metric(name);
-      const Metric* mb = rb->metric(name);
-      if (ma && mb) count(c, assess(name, *ma, *mb, opts));
-    }
+    for (const auto& name : metric_names(*ra, *rb)) count(c, assess(name, *ra, *rb, opts));
   }
   return c;
 }
@@ -297,12 +330,15 @@ nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b, con
       const Metric* ma = ra->metric(name);
       const Metric* mb = rb->metric(name);
       const auto ratio = ma && mb ? ratio_of(*ma, *mb) : std::nullopt;
-      const auto change = ma && mb ? assess(name, *ma, *mb, opts) : std::nullopt;
+      const auto change = assess(name, *ra, *rb, opts);
       metrics_compared += ma && mb;
       metrics.push_back({{"name", name}, {"a", metric_side_json(ma)}, {"b", metric_side_json(mb)},
                          {"ratio", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)},
                          {"change", change ? nlohmann::json(to_string(change->kind)) : nlohmann::json(nullptr)},
-                         {"noise", change ? nlohmann::json(change->noise) : nlohmann::json(nullptr)}});
+                         {"noise", change ? nlohmann::json(change->noise) : nlohmann::json(nullptr)},
+                         {"p_value", change && std::isfinite(change->p_value) ? nlohmann::json(change->p_value) : nlohmann::json(nullptr)},
+                         {"interval", change && change->noise > 0 ? nlohmann::json::array({change->low(), change->high()})
+                                                                 : nlohmann::json(nullptr)}});
     }
     matched.push_back({{"id", ra->id}, {"params", to_json(ra->params)}, {"derived", ra->derived},
                        {"sass", {{"a", to_string(ra->sass.status)}, {"b", to_string(rb->sass.status)}}},
@@ -324,7 +360,9 @@ nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b, con
           {"summary", {{"matched", split.comparable.size()}, {"metrics_compared", metrics_compared},
                        {"not_compared", split.blocked.size()}, {"only_a", m.only_a.size()}, {"only_b", m.only_b.size()},
                        {"threshold", opts.threshold}, {"regressions", changes.regressions},
-                       {"improvements", changes.improvements}, {"changed", changes.changed}}}};
+                       {"improvements", changes.improvements}, {"changed", changes.changed},
+                       {"contended_not_counted", changes.contended},
+                       {"contended_points", {{"a", contended_points(a)}, {"b", contended_points(b)}}}}}};
 }
 
 // Each quantity's headline in A and B (report/headlines.hpp), with the record that won on each side:
@@ -370,13 +408,18 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b, const Compa
     os << "> A and B ran on different physical GPUs (the UUIDs differ): card-to-card differences of several "
           "percent are real, not regressions of the code (docs/method.md, Comparing runs). Raise --threshold to "
           "compare cards.\n\n";
+  for (const auto& [side, run] : {std::pair<const char*, const RunDocument*>{"A", &a}, {"B", &b}})
+    if (const int n = contended_points(*run))
+      os << "> ⚠ " << side << " has " << n << " measured points taken while another process used its GPU (flagged "
+         << "`contended`): their moves are shown but not counted as regressions or improvements (" << c.contended
+         << " such moves in all).\n\n";
   if (c.regressions + c.improvements + c.changed == 0)
     os << "Nothing moved beyond the runs' own noise or the " << threshold << " threshold.\n\n";
   else
     os << "Beyond the runs' own noise and the " << threshold << " threshold: " << c.regressions << " regressions, "
        << c.improvements << " improvements, " << c.changed
-       << " other changes (metrics without a better direction). The noise of a metric is the half-range of "
-          "each side's samples relative to its median, added.\n\n";
+       << " other changes (metrics without a better direction). A move is called when it exceeds the threshold "
+          "and the medians' shift is beyond their standard errors (1.2533 sd / sqrt(n) each) at p < 0.001.\n\n";
   os << moved_list(comparable, m, opts);
   os << headlines_side_by_side(a, b);
   os << "## Devices\n\n" << side_by_side(device_facts(a.device), device_facts(b.device)) << "\n";

@@ -1,6 +1,8 @@
 // Two runs side by side (two GPUs, two builds, two days): records matched by probe id and
 // parameters, metrics by name, each with its B/A ratio; what only one run has is listed.
 #pragma once
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -9,26 +11,46 @@
 namespace gd {
 
 struct CompareOptions {
-  // A metric moved when |B/A - 1| exceeds both this and the two runs' own noise (below).
+  // A metric moved when |B/A - 1| exceeds this and the shift of the medians is significant (below).
   double threshold = 0.04;
 };
 
-// How one metric moved from A to B. The noise is what the runs themselves show: the half-range
-// (max - min) / 2 of each side's samples relative to its median, added; a single value has none.
-// Whether a move is better or worse follows the metric's family: latency/* is better lower,
-// bandwidth/* and throughput/* better higher; any other move is only "changed".
+// Below this two-sided p-value a shift of the medians is not the runs' sampling noise.
+inline constexpr double kCompareAlpha = 1e-3;
+
+// How one metric moved from A to B. The noise is that of the two estimates, not of their samples'
+// extremes: each median's relative standard error, 1.2533 sd / sqrt(n) / |median| (the median's
+// efficiency against the mean, for a normal sample), combined as the standard error of ln(B/A).
+// A move is called when |B/A - 1| exceeds the threshold and ln(B/A) is beyond that noise at
+// p < kCompareAlpha (two-sided, normal approximation); a side with one sample (or no spread) gives
+// no noise, and then the threshold alone decides. The half-range of the samples, used before,
+// grew with the sample count: a point measured 2048 times had a half-range of 173 % of its median
+// and hid a 1.5x move. Whether a move is better or worse follows the metric's family: latency/* is
+// better lower, bandwidth/* and throughput/* better higher; any other move is only "changed".
 struct Change {
-  enum class Kind { Same, Regression, Improvement, Changed };
+  // Contended: it moved, but either side was measured while another process used the GPU
+  // (flagged `contended`, core/tenancy.hpp): shown, never counted as a regression or improvement.
+  enum class Kind { Same, Regression, Improvement, Changed, Contended };
   Kind kind = Kind::Same;
   double ratio = 1;  // B / A
-  double noise = 0;  // relative
+  double noise = 0;  // standard error of ln(B/A); 0 when a side has no spread to go by
+  double p_value = std::numeric_limits<double>::quiet_NaN();  // NaN when noise is 0
+  // B/A's 95 % interval, ratio * exp(-+1.96 noise).
+  double low() const { return ratio * std::exp(-1.96 * noise); }
+  double high() const { return ratio * std::exp(1.96 * noise); }
 };
+// A median's relative standard error (above); 0 for a single value or no spread.
+double relative_standard_error(const Metric& m);
 std::string to_string(Change::Kind k);
 // nullopt when no ratio can be formed (units differ, A zero or unknown).
 std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts);
+// assess() for a metric of two matched records (nullopt when a side lacks it): a move where either
+// record is flagged `contended` is Kind::Contended.
+std::optional<Change> assess(const std::string& metric, const Record& a, const Record& b, const CompareOptions& opts);
 
 struct ChangeCounts {
   int regressions = 0, improvements = 0, changed = 0;
+  int contended = 0;  // moves not counted: a side was measured beside another process
 };
 ChangeCounts count_changes(const RunDocument& a, const RunDocument& b, const CompareOptions& opts);
 
