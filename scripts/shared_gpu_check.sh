@@ -25,12 +25,13 @@ tenant() {
 }
 # runq NAME ARGS...: a quick run into $out/NAME, its exit code and wall time noted.
 runq() {
-  local name=$1 t0 rc
+  local name=$1 t0 rc ms
   shift
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   "$bin" run --quick --no-progress --out "$out/$name" "$@" >"$out/$name.log" 2>&1
   rc=$?
-  note "$(printf '%-8s exit %-3s %6.1f s  %s' "$name" "$rc" "$(echo "$(date +%s.%N) - $t0" | bc)" "$(grep -hE '^[0-9]+ ok' "$out/$name.log" | tail -1)")"
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  note "$(printf '%-8s exit %-3s %d.%03d s  %s' "$name" "$rc" $((ms / 1000)) $((ms % 1000)) "$(grep -hE '^[0-9]+ ok' "$out/$name.log" | tail -1)")"
 }
 
 # 1 + 2: the tenant runs through both.
