@@ -51,11 +51,25 @@ fi
 
 # The HTML report's figures (python/gpudissect) and its tests. The binary finds this venv beside
 # python/; GPUDISSECT_PYTHON names another interpreter.
+# Versions pinned by python/constraints.txt (python/pyproject.toml declares the dependencies), so
+# the figures are drawn by the same libraries on every machine; a venv holding others is brought
+# to the pins.
 venv=$root/.venv
-if ! "$venv/bin/python3" -c "import pandas, matplotlib, pytest" >/dev/null 2>&1; then
-  echo "setup: installing pandas, matplotlib and pytest into $venv"
-  python3 -m venv "$venv"
-  "$venv/bin/python3" -m pip install -q --disable-pip-version-check "pandas>=2" "matplotlib>=3.7" "pytest>=7"
+constraints=$root/python/constraints.txt
+pins_held() {
+  "$venv/bin/python3" - "$constraints" <<'PY' >/dev/null 2>&1
+import importlib.metadata as m, sys
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if line:
+        name, version = line.split("==")
+        assert m.version(name) == version
+PY
+}
+if ! pins_held; then
+  echo "setup: installing pandas, matplotlib and pytest (versions of python/constraints.txt) into $venv"
+  [[ -x $venv/bin/python3 ]] || python3 -m venv "$venv"
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check -c "$constraints" pandas matplotlib pytest
 fi
 
 # CUTLASS's C++ headers, for gemm.ceiling.cutlass's own GEMM kernels: CMake finds them in this venv
