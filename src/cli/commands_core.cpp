@@ -452,7 +452,7 @@ int do_run(const RunArgs& args) {
   TerminalTable table(std::cout);
   ExecuteOptions opts;
   opts.quick = args.quick;
-  opts.progress = !args.no_progress;
+  opts.progress = progress_wanted(args.no_progress, STDERR_FILENO);
   opts.sampling = args.sampling;
   if (args.ncu_child) {
     ncu::set_tagging(true);
@@ -559,7 +559,8 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--devices", args->devices,
                   "Run on several GPUs at once, one process each (all | 0,1,...): per-GPU runs under OUT/gpuN, "
                   "one database, fleet.md with the spread per metric");
-  cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
+  cmd->add_flag("--no-progress", args->no_progress,
+                "No progress line on stderr (there is none when stderr is not a terminal)");
   cmd->add_flag("--ncu", args->ncu,
                 "First profile the selected probes under Nsight Compute (ncu) and store its counters (per-pipe "
                 "instruction counts and the probes' own metrics) in each record's extra.ncu");

@@ -445,6 +445,8 @@ void apply_axis_overrides(std::vector<PlannedProbe>& planned, const std::vector<
   }
 }
 
+bool progress_wanted(bool disabled, int fd) { return !disabled && ::isatty(fd) == 1; }
+
 ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& device,
                        const std::vector<RecordSink*>& sinks, const SassVerifier& verify,
                        const ExecuteOptions& opts) {

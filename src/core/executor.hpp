@@ -89,6 +89,10 @@ struct ExecuteSummary {
   bool failed_any() const { return failed > 0 || sass_mismatch > 0; }
 };
 
+// Whether a progress line goes to `fd`: only a terminal reads its escape codes; in a log file or
+// a pipe they would leave one line per point.
+bool progress_wanted(bool disabled, int fd);
+
 // Runs every planned probe and sweep point; each point's SASS status comes from the kernels it
 // launched (verify). A probe that throws is recorded as failed and the
 // run goes on (a sticky CUDA error resets the context first). SIGINT or SIGTERM stops after the

@@ -1,6 +1,10 @@
 #include "core/executor.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -390,6 +394,23 @@ TEST(Execute, PointsBelowTheApplicationClockAreFlaggedAndDerivedRecordsInheritIt
 // A tenant seen at the look after point 2 and gone by the look after point 4: points 2 and 3
 // shared the GPU with it (2 ended beside it, 3 began beside it), 1 did not. The summing probe's
 // analysis inherits the flag from its points.
+// The progress line's escape codes belong on a terminal, never in a redirected log.
+TEST(Execute, AProgressLineOnlyOnATerminal) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  EXPECT_FALSE(progress_wanted(false, fds[1])) << "a pipe or log file";
+  ::close(fds[0]);
+  ::close(fds[1]);
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) GTEST_SKIP() << "no pseudo-terminal here";
+  const int terminal = ::open(::ptsname(master), O_RDWR | O_NOCTTY);
+  ASSERT_GE(terminal, 0);
+  EXPECT_TRUE(progress_wanted(false, terminal));
+  EXPECT_FALSE(progress_wanted(true, terminal)) << "--no-progress";
+  ::close(terminal);
+  ::close(master);
+}
+
 TEST(Execute, PointsMeasuredBesideAnotherTenantAreFlaggedAndCounted) {
   std::vector<bool> present = {false, false, true, false};  // the look before the first point, then after each
   std::size_t look = 0;
