@@ -91,8 +91,13 @@ std::string db_path_of(sqlite3* db) {
   return f ? f : "database";
 }
 
+// A write the disk refused (full, a file-size limit, an I/O error) is an output failure, exit 74 as
+// README promises; anything else SQLite says is an error of its own (exit 3 as before).
 [[noreturn]] void fail(sqlite3* db, const std::string& doing) {
-  throw Error(db_path_of(db) + ": " + doing + ": " + sqlite3_errmsg(db));
+  const std::string what = db_path_of(db) + ": " + doing + ": " + sqlite3_errmsg(db);
+  const int code = sqlite3_errcode(db);
+  if (code == SQLITE_FULL || code == SQLITE_IOERR) throw OutputError(what);
+  throw Error(what);
 }
 
 void exec(sqlite3* db, const char* sql) {

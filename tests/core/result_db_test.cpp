@@ -125,6 +125,34 @@ TEST(ResultDb, ACopySinkThatFailsRemembersWhyAndStopsWithoutThrowing) {
   EXPECT_NE(copy.error()->find(dir.file("r.db")), std::string::npos) << *copy.error();
 }
 
+// `import` into a database the disk cannot take is exit 74 (OutputError), not 3 ("no GPU").
+TEST(ResultDb, AnImportTheDiskRefusesIsAnOutputError) {
+  TempDir dir;
+  const RunDocument doc = test_support::sample_run();
+  import_run(dir.file("r.db"), doc);
+  RunDocument more = doc;
+  more.run_id = "run-more";
+  for (int i = 0; i < 200; ++i) more.records.push_back(doc.records[std::size_t(i) % doc.records.size()]);
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto previous = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = std::filesystem::file_size(dir.file("r.db"));
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string message;
+  try {
+    import_run(dir.file("r.db"), more);
+  } catch (const OutputError& e) {
+    message = e.what();
+  } catch (const std::exception& e) {
+    message = std::string("not an OutputError: ") + e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  ::signal(SIGXFSZ, previous);
+  EXPECT_EQ(message.rfind(dir.file("r.db") + ": ", 0), 0u) << message;
+  EXPECT_EQ(list_runs(dir.file("r.db")), std::vector<std::string>{doc.run_id}) << "nothing of the failed import stays";
+}
+
 TEST(ResultDb, ManyRunsAndOneQueryComparesGpus) {
   TempDir dir;
   RunDocument h100 = test_support::sample_run();
