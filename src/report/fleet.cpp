@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/clock_check.hpp"
 #include "report/format.hpp"
 
 namespace gd {
@@ -46,8 +47,13 @@ FleetReport fleet_report(const std::vector<RunDocument>& runs, const FleetOption
 
   std::map<std::string, std::size_t> index;  // id|params|metric -> position in out.metrics
   for (std::size_t g = 0; g < runs.size(); ++g) {
+    out.contended_per_gpu.push_back(0);
     for (const Record& rec : runs[g].records) {
       if (rec.status != Status::Ok) continue;
+      if (has_flag(rec, kContendedFlag)) {
+        out.contended_per_gpu.back() += !rec.derived;
+        continue;
+      }
       for (const Metric& m : rec.metrics) {
         if (!std::isfinite(m.value())) continue;
         const std::string params = to_string(rec.params);
@@ -86,12 +92,17 @@ FleetReport fleet_report(const std::vector<RunDocument>& runs, const FleetOption
 std::string fleet_markdown(const FleetReport& r, const FleetOptions& opts) {
   std::ostringstream os;
   os << "# gpudissect fleet report: " << r.gpus.size() << " GPU(s)\n\n";
-  for (std::size_t i = 0; i < r.gpus.size(); ++i) os << "- " << r.gpus[i] << "\n";
+  for (std::size_t i = 0; i < r.gpus.size(); ++i) os << "- " << markdown_escape(r.gpus[i]) << "\n";
   os << "\n";
+  for (std::size_t i = 0; i < r.gpus.size() && i < r.contended_per_gpu.size(); ++i)
+    if (r.contended_per_gpu[i] > 0)
+      os << "> ⚠ " << markdown_escape(r.gpus[i]) << ": " << r.contended_per_gpu[i]
+         << " measured points ran while another process used the GPU (flagged `contended`); they are left out "
+            "of the values below.\n\n";
   if (r.outliers_flagged) {
     os << "Outlier: a GPU whose value is more than " << fmt_num(opts.threshold * 100, 3)
        << " % off the fleet median for that metric.\n\n| GPU | outlier metrics |\n| --- | ---: |\n";
-    for (const auto& [g, n] : r.outliers_per_gpu) os << "| " << g << " | " << n << " |\n";
+    for (const auto& [g, n] : r.outliers_per_gpu) os << "| " << markdown_escape(g) << " | " << n << " |\n";
   } else {
     os << "Fewer than three GPUs: the spread is shown, no outliers are flagged (the median of two "
           "cannot say which one is off).\n";
@@ -102,9 +113,11 @@ std::string fleet_markdown(const FleetReport& r, const FleetOptions& opts) {
     std::string outliers;
     for (const auto& v : m.values)
       if (v.outlier)
-        outliers += (outliers.empty() ? "" : "; ") + v.gpu + " (" + (v.deviation > 0 ? "+" : "") +
+        outliers += (outliers.empty() ? "" : "; ") + markdown_escape(v.gpu) + " (" + (v.deviation > 0 ? "+" : "") +
                     fmt_num(v.deviation * 100, 3) + " %)";
-    os << "| " << m.id << " | " << m.params << " | " << m.metric << " | " << m.unit << " | " << m.values.size() << " | "
+    // Every string here comes from a run file someone sent: escaped, so none can forge a row.
+    os << "| " << markdown_escape(m.id) << " | " << markdown_escape(m.params) << " | " << markdown_escape(m.metric) << " | "
+       << markdown_escape(m.unit) << " | " << m.values.size() << " | "
        << fmt_num(m.median, 5) << " | " << fmt_num(m.min, 5) << " | " << fmt_num(m.max, 5) << " | "
        << fmt_num(m.spread * 100, 3) << " | " << outliers << " |\n";
   }

@@ -33,11 +33,15 @@ struct FleetReport {
   std::vector<FleetMetric> metrics;       // measured by at least two GPUs, in first-run order
   std::vector<std::pair<std::string, int>> outliers_per_gpu;  // most first
   bool outliers_flagged = false;  // false with fewer than three GPUs
+  // Per run (as gpus), the measured points flagged contended (core/tenancy.hpp): left out of the
+  // fleet's values, since another process, not the card, made them what they are.
+  std::vector<int> contended_per_gpu;
 };
 
 // The label a run's GPU goes by: host, model, index, PCI bus id and UUID prefix.
 std::string gpu_label(const RunDocument& run);
-// Ok records only; a metric one GPU alone has is not a spread.
+// Ok records measured alone only (a contended point is counted, not used); a metric one GPU alone
+// has is not a spread.
 FleetReport fleet_report(const std::vector<RunDocument>& runs, const FleetOptions& opts = {});
 std::string fleet_markdown(const FleetReport& report, const FleetOptions& opts = {});
 

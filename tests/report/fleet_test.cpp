@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/commands.hpp"
+#include "core/clock_check.hpp"
 #include "core/error.hpp"
 #include "support/sample_run.hpp"
 
@@ -48,6 +49,31 @@ TEST(Fleet, TheSlowCardStandsOutFromTheMedian) {
   EXPECT_EQ(r.outliers_per_gpu[0].second, 1);
   const std::string md = fleet_markdown(r);
   EXPECT_NE(md.find("node0 NVIDIA H200 #2 0000:02:00.0 GPU-1002-abc (-13.1 %)"), std::string::npos) << md;
+}
+
+// A card measured beside another process is not slow: its contended point is counted and said,
+// never used, so it cannot make that card an outlier.
+TEST(Fleet, AContendedPointIsLeftOutAndSaid) {
+  std::vector<RunDocument> runs = {rank(0, 4.50, 4.0), rank(1, 4.52, 4.0), rank(2, 3.90, 4.0), rank(5, 4.48, 4.0)};
+  add_flag(runs[2].records[0], kContendedFlag);
+  const FleetReport r = fleet_report(runs);
+  EXPECT_EQ(r.contended_per_gpu, (std::vector<int>{0, 0, 1, 0}));
+  EXPECT_EQ(r.metrics[0].values.size(), 3u);
+  EXPECT_EQ(r.outliers_per_gpu[0].second, 0) << "no outlier left";
+  const std::string md = fleet_markdown(r);
+  EXPECT_NE(md.find("> ⚠ node0 NVIDIA H200 #2 0000:02:00.0 GPU-1002-abc: 1 measured points ran while another process used "
+                    "the GPU (flagged `contended`)"), std::string::npos) << md;
+}
+
+// One run file cannot forge the fleet's rows or verdicts: its strings are escaped.
+TEST(Fleet, ARunFilesStringsCannotForgeRows) {
+  std::vector<RunDocument> runs = {rank(0, 4.50, 4.0), rank(1, 4.52, 4.0), rank(2, 4.51, 4.0)};
+  for (RunDocument& run : runs) run.records[0].id = "memory.x | forged | row\n| evil";
+  runs[1].options["host"] = "node<script>alert(1)</script>";
+  const std::string md = fleet_markdown(fleet_report(runs));
+  EXPECT_NE(md.find("| memory.x \\| forged \\| row \\| evil | op=read |"), std::string::npos) << md;
+  for (auto at = md.find("<script"); at != std::string::npos; at = md.find("<script", at + 1))
+    EXPECT_EQ(md[at - 1], '\\') << "raw HTML: " << md;
 }
 
 TEST(Fleet, TwoGpusShowTheSpreadButFlagNoOne) {
