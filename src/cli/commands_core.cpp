@@ -405,18 +405,21 @@ int do_run(const RunArgs& args) {
   }
   check_output_dir(args.out);   // an unwritable --out fails before any GPU time is spent,
   // One run per GPU, decided before this process creates a context on the card: a second run that
-  // refuses must not show up as a tenant in the first one's process list. The profiling pass
-  // under --ncu is part of the run that started it, which holds the lock and looked for tenants.
+  // refuses must not show up as a tenant in the first one's process list. A run whose numbers are
+  // not a measurement neither locks nor looks (run_takes_the_gpu).
+  const bool measures = run_takes_the_gpu(args.ncu_child, args.sampling.single_sample, args.sampling.functional);
   std::optional<GpuLock> lock;
-  if (const auto uuid = device_uuid(args.device); uuid && !args.ncu_child)
+  if (const auto uuid = device_uuid(args.device); uuid && measures)
     lock.emplace(*uuid, "GPU " + std::to_string(args.device) + " (" + *uuid + ")");
   DeviceInfo device = query_device(args.device);
-  if (!lock && !args.ncu_child) lock.emplace(device.uuid, "GPU " + std::to_string(device.index) + " (" + device.uuid + ")");
+  if (!lock && measures) lock.emplace(device.uuid, "GPU " + std::to_string(device.index) + " (" + device.uuid + ")");
   const std::string gpu = "GPU " + std::to_string(device.index) + " (" + device.name + ", " + device.uuid + ")";
   const std::size_t point_count = count_points(probes, axis_overrides, device, args.quick);
   check_free_space(args.out, expected_output_bytes(point_count), "a run of " + std::to_string(point_count) + " points");
   TenancyMonitor tenancy(nvml_tenancy_source(device.pci_bus_id), this_process_view());
-  const TenancyVerdict at_start = args.ncu_child ? TenancyVerdict{} : require_alone(tenancy, gpu, args.allow_busy, std::cerr);
+  TenancyVerdict at_start;
+  if (measures) at_start = require_alone(tenancy, gpu, args.allow_busy, std::cerr);
+  else at_start.reading = {{"why", "not a measurement (--single-sample, --functional or the --ncu pass): no lock, no tenant check"}};
   create_output_dir(args.out);  // and no GPU leaves no empty folder behind
 
   RunDocument header;
@@ -461,7 +464,7 @@ int do_run(const RunArgs& args) {
   opts.isolate = isolate;
   opts.watchdog_s = args.watchdog_s;
   opts.application_sm_clock_mhz = application_sm_clock_mhz(header.gpu_state, device);
-  if (!args.ncu_child && at_start.checked) {
+  if (measures && at_start.checked) {
     opts.tenants = [&tenancy]() -> std::optional<std::string> {
       const TenancyVerdict v = tenancy.sample();
       return v.busy ? std::optional<std::string>(v.text()) : std::nullopt;
@@ -478,7 +481,7 @@ int do_run(const RunArgs& args) {
   journal.set_finish_extra([&] {
     changed = state.check();
     nlohmann::json gpu_state = state.to_json();
-    nlohmann::json after = args.ncu_child ? nlohmann::json(nullptr) : tenancy.sample().reading;
+    nlohmann::json after = measures ? tenancy.sample().reading : nlohmann::json(nullptr);
     gpu_state["tenancy"] = {{"before", at_start.reading}, {"after", after}, {"allow_busy", args.allow_busy},
                             {"contended_points", contended}, {"looks", tenancy.samples()}, {"looking_s", tenancy.sampling_s()}};
     return nlohmann::json{{"gpu_state", gpu_state}, {"timing", timing_json(walls, steady_now_s() - run_t0)}};

@@ -224,6 +224,10 @@ std::string busy_message(const std::string& gpu, const TenancyVerdict& v) {
          "measured while another tenant is seen is then flagged `contended`.";
 }
 
+bool run_takes_the_gpu(bool ncu_child, bool single_sample, bool functional) {
+  return !ncu_child && !single_sample && !functional;
+}
+
 TenancyVerdict require_alone(TenancyMonitor& tenancy, const std::string& gpu, bool allow_busy, std::ostream& notes) {
   // A window in which this run launches nothing: any utilization or power in it is someone else's.
   TenancyVerdict v = tenancy.check_idle(0.8);

@@ -92,6 +92,11 @@ class TenancyMonitor {
 // The refusal's message when the card is busy at the start of a run.
 std::string busy_message(const std::string& gpu, const TenancyVerdict& v);
 
+// Whether a run is a measurement, and so takes its GPU's lock (core/gpu_lock.hpp) and looks for
+// tenants: not the profiling pass under --ncu (its parent did both), nor a --single-sample or
+// --functional run, whose numbers describe nothing (scripts/sanitize.sh starts several at once).
+bool run_takes_the_gpu(bool ncu_child, bool single_sample, bool functional);
+
 // Before a run's first probe: the idle-window look (0.8 s). Throws GpuBusy (exit 75) with
 // busy_message when the card is busy, unless `allow_busy`, which warns on `notes` and returns;
 // a card NVML cannot describe is said to be unchecked, not assumed idle.

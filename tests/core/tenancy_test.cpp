@@ -224,6 +224,15 @@ TEST(Tenancy, ThisProcessViewPlacesPidsByAncestry) {
   ::waitpid(child, nullptr, 0);
 }
 
+// Sanitizer runs share the card on purpose (several at once) and the --ncu pass is its parent's:
+// only a measurement locks the GPU and looks for tenants.
+TEST(Tenancy, OnlyAMeasurementTakesTheGpu) {
+  EXPECT_TRUE(run_takes_the_gpu(false, false, false));
+  EXPECT_FALSE(run_takes_the_gpu(true, false, false)) << "the --ncu pass";
+  EXPECT_FALSE(run_takes_the_gpu(false, true, false)) << "--single-sample";
+  EXPECT_FALSE(run_takes_the_gpu(false, false, true)) << "--functional";
+}
+
 std::string gpu_busy_of(const std::function<void()>& f) {
   try {
     f();
