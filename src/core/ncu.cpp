@@ -13,6 +13,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "core/error.hpp"
+#include "core/spawn.hpp"
 #include "core/stats.hpp"
 
 namespace gd::ncu {
@@ -202,32 +203,19 @@ std::string find_exe(const std::string& explicit_path) {
     std::error_code ec;
     return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
   };
-  std::vector<std::string> tried;
-  auto consider = [&](const fs::path& p) {
-    tried.push_back(p.string());
-    return runnable(p);
-  };
   if (!explicit_path.empty()) {
-    if (consider(explicit_path)) return explicit_path;
+    if (runnable(require_absolute_tool(explicit_path, "--ncu-exe"))) return explicit_path;
     throw UserError("--ncu-exe " + explicit_path + ": not an executable file");
   }
   if (const char* env = std::getenv("GPUDISSECT_NCU"); env && *env) {
-    if (consider(env)) return env;
+    if (runnable(require_absolute_tool(env, "GPUDISSECT_NCU"))) return env;
     throw UserError(std::string("GPUDISSECT_NCU=") + env + ": not an executable file");
   }
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    for (std::string d; std::getline(dirs, d, ':');)
-      if (!d.empty() && runnable(fs::path(d) / "ncu")) return (fs::path(d) / "ncu").string();
-    tried.push_back("ncu on PATH");
-  }
-  if (const char* cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
-    if (consider(fs::path(cuda) / "bin" / "ncu")) return (fs::path(cuda) / "bin" / "ncu").string();
-  if (consider("/usr/local/cuda/bin/ncu")) return "/usr/local/cuda/bin/ncu";
+  if (auto found = find_tool_on_path("ncu")) return *found;
   std::string where;
-  for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t;
-  throw UserError("run --ncu needs Nsight Compute's `ncu` (the CUDA toolkit ships it) and found none (looked at: " +
-                  where + "); set GPUDISSECT_NCU or pass --ncu-exe");
+  for (const auto& d : tool_search_dirs()) where += (where.empty() ? "" : ", ") + d;
+  throw UserError("run --ncu needs Nsight Compute's `ncu` (the CUDA toolkit ships it) and found none (looked in: " +
+                  where + "); set GPUDISSECT_NCU or pass --ncu-exe, an absolute path");
 }
 
 }  // namespace gd::ncu

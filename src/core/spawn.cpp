@@ -1,6 +1,7 @@
 #include "core/spawn.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -17,8 +18,49 @@ extern char** environ;
 
 namespace gd {
 
+std::vector<std::string> tool_search_dirs() {
+  std::vector<std::string> dirs;
+  const auto add_absolute = [&](const std::string& d) {
+    if (!d.empty() && d.front() == '/') dirs.push_back(d);
+  };
+  if (const char* path = std::getenv("PATH")) {
+    const std::string s = path;
+    for (std::size_t b = 0, e; b <= s.size(); b = e + 1) {
+      e = s.find(':', b);
+      if (e == std::string::npos) e = s.size();
+      add_absolute(s.substr(b, e - b));
+    }
+  }
+  for (const char* home : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* h = std::getenv(home); h && *h) add_absolute(std::string(h) + "/bin");
+  dirs.emplace_back("/usr/local/cuda/bin");
+  return dirs;
+}
+
+std::optional<std::string> find_tool_on_path(const std::string& name) {
+  for (const auto& d : tool_search_dirs()) {
+    const std::filesystem::path p = std::filesystem::path(d) / name;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return std::nullopt;
+}
+
+std::string require_absolute_tool(const std::string& path, const std::string& setting) {
+  if (path.empty() || path.front() != '/')
+    throw UserError(setting + " '" + path + "': give an absolute path (a relative one would be looked up in "
+                    "whatever folder the command runs in)");
+  return path;
+}
+
 int run_program(const std::vector<std::string>& argv, const std::string& log_path) {
   if (argv.empty()) throw Error("run_program: no program given");
+  std::string program = argv[0];
+  if (program.find('/') == std::string::npos) {
+    const auto found = find_tool_on_path(program);
+    if (!found) throw Error("cannot start " + program + ": not found in PATH's absolute folders or the CUDA toolkit");
+    program = *found;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -27,7 +69,7 @@ int run_program(const std::vector<std::string>& argv, const std::string& log_pat
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw Error("cannot start " + argv[0] + ": " + std::strerror(rc));
   int status = 0;

@@ -1,14 +1,30 @@
-// Runs another program and waits for it, its output going to a log file: the Nsight Compute
-// profiling pass of `run --ncu` (the CLI's only child that is not a patched-cubin runner).
+// Finding and running other programs: Nsight Compute for `run --ncu`, Python for the HTML report,
+// the disassemblers and nvcc. A tool is looked for only where the user or the toolkit put it,
+// never relative to the current folder: results folders travel, and one unpacked from a colleague
+// may hold a planted `nvdisasm`, `python3` or `nvcc` (issue 36).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace gd {
 
-// Runs argv[0] (searched on PATH when it has no '/') with stdout and stderr appended to
-// `log_path`; returns its exit status, or 128 + the signal that ended it. Throws Error when
-// it cannot be started.
+// The folders a tool is looked for in, in order: PATH's absolute entries (an empty or relative
+// entry means the current folder, and is passed over), then $CUDA_HOME/bin, $CUDA_PATH/bin when
+// absolute, then /usr/local/cuda/bin.
+std::vector<std::string> tool_search_dirs();
+
+// The first executable regular file `name` in tool_search_dirs(), as an absolute path.
+std::optional<std::string> find_tool_on_path(const std::string& name);
+
+// A tool named by a setting (GPUDISSECT_NVDISASM=..., --ncu-exe ...): it must be an absolute path,
+// since a relative one would resolve against whatever folder the command runs in. Throws UserError
+// naming the setting otherwise; returns the path.
+std::string require_absolute_tool(const std::string& path, const std::string& setting);
+
+// Runs argv with stdout and stderr appended to `log_path`; returns its exit status, or 128 + the
+// signal that ended it. argv[0] is an absolute path, or a bare name found by find_tool_on_path.
+// Throws Error when it cannot be started.
 int run_program(const std::vector<std::string>& argv, const std::string& log_path);
 
 // The last `max_lines` lines of a text file (for error messages quoting a tool's log).

@@ -1,11 +1,10 @@
 #include "report/html_report.hpp"
 
-#include <spawn.h>
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,19 +12,13 @@
 
 #include "core/error.hpp"
 #include "core/missing_tool.hpp"
+#include "core/spawn.hpp"
 #include "core/temp_paths.hpp"
-
-extern char** environ;
 
 namespace gd {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
 
 bool has_package(const fs::path& dir) {
   std::error_code ec;
@@ -34,21 +27,13 @@ bool has_package(const fs::path& dir) {
 
 // Runs argv, stdout and stderr going to `log`; returns the exit status (-1 when it could not start).
 int run_child(const std::vector<std::string>& argv, const fs::path& log) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  try {
+    return run_program(argv, log.string());
+  } catch (const UserError&) {
+    throw;
+  } catch (const Error&) {
+    return -1;
+  }
 }
 
 std::string read_all(const fs::path& p) {
@@ -73,8 +58,13 @@ struct TempDir {
   fs::path path;
   std::vector<int> slots;
   explicit TempDir(const std::vector<std::string>& files) {
-    std::string tmpl = (fs::temp_directory_path() / "gpudissect-html-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw Error("cannot create a temporary folder for the HTML report");
+    std::error_code ec;
+    const fs::path base = fs::temp_directory_path(ec);
+    if (ec) throw UserError("the HTML report needs a temporary folder, and TMPDIR names none (" + ec.message() + ")");
+    std::string tmpl = (base / "gpudissect-html-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+      throw UserError("cannot create a temporary folder for the HTML report in " + base.string() + ": " +
+                      std::strerror(errno));
     path = tmpl;
     slots.push_back(register_temp_path(path.string()));
     for (const auto& f : files) slots.push_back(register_temp_path((path / f).string()));
@@ -91,26 +81,28 @@ struct TempDir {
 PythonRuntime find_python_runtime() {
   PythonRuntime rt;
   std::vector<fs::path> candidates;
-  if (const char* d = std::getenv("GPUDISSECT_PYTHON_DIR"); d && *d) candidates.push_back(d);
+  if (const char* d = std::getenv("GPUDISSECT_PYTHON_DIR"); d && *d)
+    candidates.push_back(require_absolute_tool(d, "GPUDISSECT_PYTHON_DIR"));
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     candidates.push_back(exe.parent_path() / "python");
     candidates.push_back(exe.parent_path().parent_path() / "python");
   }
-#ifdef GPUDISSECT_SOURCE_PYTHON_DIR
-  candidates.push_back(GPUDISSECT_SOURCE_PYTHON_DIR);
-#endif
   for (const auto& c : candidates)
     if (has_package(c)) {
-      rt.package_dir = fs::absolute(c).lexically_normal().string();
+      // Canonical: the build folder's link leads to the sources, whose .venv is beside python/.
+      rt.package_dir = fs::weakly_canonical(c, ec).string();
       break;
     }
   if (rt.package_dir.empty())
     throw Error("the HTML report needs the Python package python/gpudissect of the gpudissect sources, and none "
-                "was found beside the binary; set GPUDISSECT_PYTHON_DIR to the sources' python/ folder");
+                "was found beside the binary; set GPUDISSECT_PYTHON_DIR to the sources' python/ folder (an absolute "
+                "path)");
   const fs::path venv = fs::path(rt.package_dir).parent_path() / ".venv" / "bin" / "python3";
-  rt.python = env_or("GPUDISSECT_PYTHON", fs::exists(venv, ec) ? venv.string() : "python3");
+  if (const char* p = std::getenv("GPUDISSECT_PYTHON"); p && *p) rt.python = require_absolute_tool(p, "GPUDISSECT_PYTHON");
+  else if (fs::exists(venv, ec)) rt.python = venv.string();
+  else rt.python = find_tool_on_path("python3").value_or("python3");
   return rt;
 }
 
@@ -121,9 +113,10 @@ std::string render_html(const std::string& run_path, const nlohmann::json& conte
   const std::string install =
       "install them with scripts/setup.sh (a venv in .venv beside python/), or `pip install pandas matplotlib`, "
       "or point GPUDISSECT_PYTHON at a Python 3 that has them";
-  // The child never looks in the current folder: `-c` puts it first on sys.path, where a user's
-  // types.py or inspect.py would shadow the standard library (and read as "lacks pandas").
-  const int probe = run_child({rt.python, "-c", "import sys; sys.path.pop(0); import pandas, matplotlib"}, log);
+  // The child runs isolated (-I): the current folder is not on sys.path (a types.py, json.py or
+  // pandas.py there would run, or shadow the standard library and read as "lacks pandas"), and
+  // PYTHONPATH, PYTHONSTARTUP and the user's site-packages are ignored.
+  const int probe = run_child({rt.python, "-I", "-c", "import pandas, matplotlib"}, log);
   if (probe == -1 || probe == 127)
     throw MissingTool("the HTML report draws its figures with Python 3, pandas and matplotlib, and '" + rt.python +
                       "' cannot be run: " + install);
@@ -132,17 +125,22 @@ std::string render_html(const std::string& run_path, const nlohmann::json& conte
                       "' lacks (" + last_line(read_all(log)) + "): " + install);
   const fs::path ctx = tmp.path / "context.json", out = tmp.path / "report.html";
   std::ofstream(ctx) << context.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  // The package's folder takes the place of the current one at the head of sys.path: ahead of
-  // anything installed under the same name, and nothing of the user's folder is imported.
-  std::vector<std::string> argv = {rt.python, "-c",
-                                   "import sys; sys.path[0] = sys.argv.pop(1); from gpudissect.__main__ import main; "
+  // The package's folder goes first on sys.path, ahead of anything installed under the same name.
+  std::vector<std::string> argv = {rt.python, "-I", "-c",
+                                   "import sys; sys.path.insert(0, sys.argv.pop(1)); from gpudissect.__main__ import main; "
                                    "sys.exit(main())",
                                    rt.package_dir, "html", "--context", ctx.string(), "--out", out.string()};
   if (!run_path.empty()) argv.insert(argv.end(), {"--run", fs::absolute(run_path).string()});
   const int rc = run_child(argv, log);
   if (rc != 0) throw Error("drawing the HTML report failed (" + rt.python + " -m gpudissect html, exit " +
                            std::to_string(rc) + "):\n" + read_all(log));
-  return read_all(out);
+  std::string page = read_all(out);
+  // A child that exits 0 without a page (or with a truncated one) must not pass for a report.
+  if (page.rfind("<!DOCTYPE html>", 0) != 0 || page.find("</html>") == std::string::npos)
+    throw Error("drawing the HTML report failed: " + rt.python + " exited 0 but wrote " +
+                (page.empty() ? std::string("no page") : "an incomplete page (" + std::to_string(page.size()) + " bytes)") +
+                "\n" + read_all(log));
+  return page;
 }
 
 }  // namespace gd

@@ -12,9 +12,11 @@ struct PythonRuntime {
   std::string package_dir;  // the folder holding python/gpudissect
 };
 
-// GPUDISSECT_PYTHON_DIR, else python/ beside or above the binary's folder, else the source tree
-// the binary was built from; GPUDISSECT_PYTHON, else the project's venv (.venv, made by
-// scripts/setup.sh) beside that folder, else python3 on PATH. Throws Error when no package is found.
+// GPUDISSECT_PYTHON_DIR (absolute), else python/ beside or above the binary's folder (nothing the
+// build folder's path compiled in: an installed binary would look there, where others may write);
+// GPUDISSECT_PYTHON (absolute), else the project's venv (.venv, made by scripts/setup.sh) beside
+// that folder, else python3 in PATH's absolute folders. Throws Error when no package is found,
+// UserError when a setting is a relative path.
 PythonRuntime find_python_runtime();
 
 // Runs `python -m gpudissect html` on a run file (empty: none, the page is the Markdown alone)

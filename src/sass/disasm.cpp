@@ -22,6 +22,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/spawn.hpp"
 #include "core/temp_paths.hpp"
 
 namespace gd::sass {
@@ -62,26 +63,17 @@ std::optional<std::string> executable_in(const fs::path& dir, const std::string&
   return std::nullopt;
 }
 
-std::vector<fs::path> search_dirs() {
-  std::vector<fs::path> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream ss(path);
-    for (std::string d; std::getline(ss, d, ':');)
-      if (!d.empty()) dirs.emplace_back(d);
-  }
-  if (const char* home = std::getenv("CUDA_HOME")) dirs.emplace_back(fs::path(home) / "bin");
-  if (const char* home = std::getenv("CUDA_PATH")) dirs.emplace_back(fs::path(home) / "bin");
-  dirs.emplace_back("/usr/local/cuda/bin");
-  return dirs;
-}
-
 // The PyPI wheels install under <site-packages>/nvidia/cu<major>/bin; ask Python where that is.
+// Python runs isolated (-I): no current folder on sys.path, no PYTHON* variables, so an
+// `nvidia/` package in the folder the command runs in is not what answers.
 std::vector<fs::path> python_wheel_dirs() {
-  const CommandResult r = run_command(
-      "python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null");
   std::vector<fs::path> dirs;
+  const auto python = find_tool_on_path("python3");
+  if (!python) return dirs;
+  const CommandResult r = run_command(
+      shell_quote(*python) + " -I -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null");
   const std::string site = trim(r.output);
-  if (r.status != 0 || site.empty()) return dirs;
+  if (r.status != 0 || site.empty() || site.front() != '/') return dirs;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(fs::path(site) / "nvidia", ec))
     if (e.path().filename().string().rfind("cu", 0) == 0) dirs.push_back(e.path() / "bin");
@@ -89,13 +81,43 @@ std::vector<fs::path> python_wheel_dirs() {
   return dirs;
 }
 
+// What each tool's --version starts with. A program is taken as the disassembler only when it
+// says it is NVIDIA's: a stand-in that prints nothing of the kind would have verify report
+// success over listings it made up.
+const char* version_banner(const std::string& name) {
+  return name == "nvdisasm" ? "nvdisasm: NVIDIA (R) CUDA disassembler" : "cuobjdump: NVIDIA (R) ";
+}
+
+// Why a candidate was passed over, for missing_reason().
+std::string& rejected_tools() {
+  static std::string notes;
+  return notes;
+}
+
+bool is_nvidia_tool(const std::string& path, const std::string& name) {
+  const CommandResult r = run_command(shell_quote(path) + " --version 2>&1");
+  if (r.status == 0 && r.output.rfind(version_banner(name), 0) == 0) return true;
+  rejected_tools() += "; passed over " + path + ": its --version does not begin '" + version_banner(name) + "'";
+  return false;
+}
+
+// $override_env (an absolute path), else PATH's absolute folders and the toolkit's, else the
+// wheels' folders; each candidate must say it is NVIDIA's tool.
 std::optional<std::string> find_tool(const std::string& name, const char* override_env,
                                      const std::vector<fs::path>& wheel_dirs) {
-  if (const char* p = std::getenv(override_env); p && *p) return std::string(p);
-  for (const auto& d : search_dirs())
-    if (auto p = executable_in(d, name)) return p;
-  for (const auto& d : wheel_dirs)
-    if (auto p = executable_in(d, name)) return p;
+  if (const char* p = std::getenv(override_env); p && *p) {
+    if (*p != '/') {
+      rejected_tools() += std::string("; ") + override_env + "='" + p + "' is not an absolute path";
+      return std::nullopt;
+    }
+    if (is_nvidia_tool(p, name)) return std::string(p);
+    return std::nullopt;
+  }
+  std::vector<fs::path> dirs;
+  for (const auto& d : tool_search_dirs()) dirs.emplace_back(d);
+  dirs.insert(dirs.end(), wheel_dirs.begin(), wheel_dirs.end());
+  for (const auto& d : dirs)
+    if (auto p = executable_in(d, name); p && is_nvidia_tool(*p, name)) return p;
   return std::nullopt;
 }
 
@@ -218,20 +240,25 @@ std::map<std::string, std::vector<SassInstruction>> parse_disassembly(const std:
 
 std::string DisassemblerTools::missing_reason() const {
   return "no SASS disassembler found (nvdisasm or cuobjdump: install the CUDA toolkit, or "
-         "`pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump`, or set GPUDISSECT_NVDISASM)";
+         "`pip install nvidia-cuda-nvdisasm nvidia-cuda-cuobjdump`, or set GPUDISSECT_NVDISASM to its absolute path" +
+         rejected_tools() + ")";
 }
 
 const DisassemblerTools& disassembler_tools() {
   static const DisassemblerTools tools = [] {
     DisassemblerTools t;
+    // The wheels' folders only when PATH and the toolkit have no tool: asking Python costs a start.
+    const auto on_path = [](const char* name) {
+      for (const auto& d : tool_search_dirs())
+        if (executable_in(d, name)) return true;
+      return false;
+    };
     std::vector<fs::path> wheels;
-    t.nvdisasm = find_tool("nvdisasm", "GPUDISSECT_NVDISASM", {});
-    t.cuobjdump = find_tool("cuobjdump", "GPUDISSECT_CUOBJDUMP", {});
-    if (!t.nvdisasm || !t.cuobjdump) {  // only then pay for starting Python
+    if ((!on_path("nvdisasm") && !std::getenv("GPUDISSECT_NVDISASM")) ||
+        (!on_path("cuobjdump") && !std::getenv("GPUDISSECT_CUOBJDUMP")))
       wheels = python_wheel_dirs();
-      if (!t.nvdisasm) t.nvdisasm = find_tool("nvdisasm", "GPUDISSECT_NVDISASM", wheels);
-      if (!t.cuobjdump) t.cuobjdump = find_tool("cuobjdump", "GPUDISSECT_CUOBJDUMP", wheels);
-    }
+    t.nvdisasm = find_tool("nvdisasm", "GPUDISSECT_NVDISASM", wheels);
+    t.cuobjdump = find_tool("cuobjdump", "GPUDISSECT_CUOBJDUMP", wheels);
     return t;
   }();
   return tools;

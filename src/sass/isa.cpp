@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/spawn.hpp"
 #include "core/output_file.hpp"
 #include "core/parallel.hpp"
 #include "sass/fatbin.hpp"
@@ -72,24 +73,11 @@ nlohmann::json control_json(const ControlStats& c) {
           {"yield", c.yields},      {"reuse", c.reuse}};
 }
 
+// $GPUDISSECT_NVCC (an absolute path), else PATH's absolute folders and the toolkit's: never the
+// current folder, where an unpacked results folder could hold a planted `nvcc`.
 std::optional<std::string> find_nvcc() {
-  if (const char* p = std::getenv("GPUDISSECT_NVCC"); p && *p) return std::string(p);
-  std::vector<fs::path> dirs;
-  if (const char* path = std::getenv("PATH")) {
-    std::string s = path;
-    for (std::size_t b = 0, e; b <= s.size(); b = e + 1) {
-      e = s.find(':', b);
-      if (e == std::string::npos) e = s.size();
-      if (e > b) dirs.emplace_back(s.substr(b, e - b));
-    }
-  }
-  if (const char* h = std::getenv("CUDA_HOME")) dirs.emplace_back(fs::path(h) / "bin");
-  dirs.emplace_back("/usr/local/cuda/bin");
-  for (const auto& d : dirs) {
-    std::error_code ec;
-    if (fs::is_regular_file(d / "nvcc", ec)) return (d / "nvcc").string();
-  }
-  return std::nullopt;
+  if (const char* p = std::getenv("GPUDISSECT_NVCC"); p && *p) return require_absolute_tool(p, "GPUDISSECT_NVCC");
+  return find_tool_on_path("nvcc");
 }
 
 fs::path default_corpus_dir() {

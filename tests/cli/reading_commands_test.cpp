@@ -1,5 +1,8 @@
 // End to end through the real binary (its registered probes): coverage, guide, the
 // cross-generation compare and the probes' declarations in `list --json`.
+#include <algorithm>
+#include <fstream>
+#include <filesystem>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +11,7 @@
 #include <string>
 
 #include "sass/disasm.hpp"
+#include "sass/sass_test_util.hpp"
 #include "support/committed_suite.hpp"
 
 namespace gd {
@@ -100,25 +104,92 @@ TEST(ReportCommand, HtmlWithoutPandasSaysWhatToInstall) {
   EXPECT_NE(r.output.find("scripts/setup.sh"), std::string::npos) << r.output;
 }
 
-// The HTML step's Python child ran with the current folder first on its path: a user's
-// inspect.py or types.py broke it with a wrong diagnosis ("lacks pandas", exit 3).
-TEST(ReportCommand, HtmlIgnoresPythonFilesInTheCurrentFolder) {
+// A results folder unpacked from a colleague is the current folder when it is reported on. The
+// HTML step's Python child ran with that folder first on sys.path (a pandas.py or types.py there
+// ran), and verify found its disassembler through `python3 -c 'import nvidia'` and PATH, so a
+// planted nvidia/ package or nvdisasm ran and verify said "verified" (issue 36 item 1). Every
+// planted program and module here leaves a marker when it runs; none may.
+struct PlantedFolder {
+  std::string dir = testing::TempDir() + "gd-planted-" + std::to_string(::getpid());
+  std::string marker(const std::string& what) const { return dir + "/RAN-" + what; }
+  PlantedFolder() {
+    sass::run_command("rm -rf " + sass::shell_quote(dir) + " && mkdir -p " + sass::shell_quote(dir + "/nvidia/cu99/bin"));
+    for (const char* module : {"inspect", "types", "pandas", "json", "re", "argparse", "gpudissect", "site", "encodings"})
+      write(std::string(module) + ".py", "open(" + py_quote(marker(module)) + ", 'w')\n");
+    write("nvidia/__init__.py", "open(" + py_quote(marker("nvidia-package")) + ", 'w')\n");
+    // Each planted tool prints what the real one would, so only the lookup can keep it out.
+    for (const char* tool : {"nvdisasm", "cuobjdump", "python3", "nvcc", "nvidia/cu99/bin/nvdisasm"}) {
+      std::string name = tool;
+      std::replace(name.begin(), name.end(), '/', '-');
+      write(tool, "#!/bin/sh\ntouch " + sass::shell_quote(marker(name)) +
+                      "\necho 'nvdisasm: NVIDIA (R) CUDA disassembler'\necho 'cuobjdump: NVIDIA (R) x'\nexit 0\n");
+      std::filesystem::permissions(dir + "/" + tool, std::filesystem::perms::owner_all);
+    }
+  }
+  ~PlantedFolder() { sass::run_command("rm -rf " + sass::shell_quote(dir)); }
+  // Runs the binary from the folder, with '.' and an empty entry (the current folder too) first on PATH.
+  sass::CommandResult run(const std::string& args, const std::string& env = "") const {
+    return sass::run_command("cd " + sass::shell_quote(dir) + " && env PATH=.::\"$PATH\" GPUDISSECT_CACHE_DIR=off " + env +
+                             " " + std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+  }
+  std::vector<std::string> markers() const {
+    std::vector<std::string> found;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().filename().string().rfind("RAN-", 0) == 0) found.push_back(e.path().filename().string());
+    return found;
+  }
+
+ private:
+  static std::string py_quote(const std::string& s) { return "'" + s + "'"; }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(dir + "/" + name) << text; }
+};
+
+TEST(PlantedFolder, TheHtmlReportRunsNothingFromTheCurrentFolder) {
   const std::string python = std::string(GPUDISSECT_SOURCE_DIR) + "/.venv/bin/python3";
   if (sass::run_command(sass::shell_quote(python) + " -c 'import pandas, matplotlib' 2>&1").status != 0)
     GTEST_SKIP() << "no Python with pandas and matplotlib at " << python;
-  const std::string dir = testing::TempDir() + "gd-html-cwd-" + std::to_string(::getpid());
-  sass::run_command("rm -rf " + sass::shell_quote(dir) + " && mkdir -p " + sass::shell_quote(dir));
-  for (const char* shadow : {"inspect.py", "types.py", "pandas.py", "gpudissect.py"})
-    sass::run_command("echo 'raise SystemExit(\"imported from the current folder\")' > " +
-                      sass::shell_quote(dir + "/" + shadow));
+  const PlantedFolder planted;
   const std::string fixture = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
-  const auto r = sass::run_command("cd " + sass::shell_quote(dir) + " && GPUDISSECT_PYTHON=" + sass::shell_quote(python) +
-                                   " " + std::string(GPUDISSECT_BINARY) + " report " + sass::shell_quote(fixture) +
-                                   " --format html --out report.html 2>&1");
+  const auto r = planted.run("report " + sass::shell_quote(fixture) + " --format html --out report.html",
+                             "GPUDISSECT_PYTHON=" + sass::shell_quote(python));
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(r.output.find("imported from the current folder"), std::string::npos) << r.output;
-  EXPECT_EQ(sass::run_command("grep -c '<figure' " + sass::shell_quote(dir + "/report.html")).status, 0);
-  sass::run_command("rm -rf " + sass::shell_quote(dir));
+  EXPECT_EQ(planted.markers(), std::vector<std::string>{}) << r.output;
+  EXPECT_EQ(sass::run_command("grep -c '<figure' " + sass::shell_quote(planted.dir + "/report.html")).status, 0);
+  // Without GPUDISSECT_PYTHON the interpreter is the venv's, never ./python3.
+  const auto venv = planted.run("report " + sass::shell_quote(fixture) + " --format html --out report2.html");
+  EXPECT_EQ(venv.status, 0) << venv.output;
+  EXPECT_EQ(planted.markers(), std::vector<std::string>{}) << venv.output;
+}
+
+TEST(PlantedFolder, VerifyAndSassUseNoPlantedDisassembler) {
+  GD_REQUIRE_DISASSEMBLER();
+  const PlantedFolder planted;
+  const auto v = planted.run("verify --arch sm_90a --filter latency.alu.ffma");
+  EXPECT_EQ(v.status, 0) << v.output;
+  const auto s = planted.run("sass --arch sm_90a --kernel '*ffma*'");
+  EXPECT_EQ(s.status, 0) << s.output;
+  EXPECT_NE(s.output.find("FFMA"), std::string::npos) << s.output.substr(0, 2000);
+  EXPECT_EQ(planted.markers(), std::vector<std::string>{}) << v.output;
+  // Settings that name the planted tools by a relative path are refused, not followed.
+  const auto relative = planted.run("verify --arch sm_90a --filter latency.alu.ffma",
+                                    "GPUDISSECT_NVDISASM=./nvdisasm GPUDISSECT_CUOBJDUMP=cuobjdump");
+  EXPECT_NE(relative.status, 0) << relative.output;
+  EXPECT_NE(relative.output.find("is not an absolute path"), std::string::npos) << relative.output;
+  EXPECT_EQ(planted.markers(), std::vector<std::string>{}) << relative.output;
+}
+
+// A program that does not say it is NVIDIA's disassembler is not taken for one, even when a
+// setting names it: verify then says none was found instead of "verified".
+TEST(PlantedFolder, AToolThatIsNotNvidiasIsPassedOver) {
+  const PlantedFolder planted;
+  const std::string fake = planted.dir + "/fake-nvdisasm";
+  std::ofstream(fake) << "#!/bin/sh\necho 'nvdisasm 1.0'\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const auto r = planted.run("verify --arch sm_90a --filter latency.alu.ffma",
+                             "GPUDISSECT_NVDISASM=" + fake + " GPUDISSECT_CUOBJDUMP=" + fake);
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("0 verified, 0 mismatch, 1 unverified"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("passed over " + fake), std::string::npos) << r.output;
 }
 
 TEST(ListCommand, ProbesDeclareTheirViewsAndCovers) {

@@ -1,6 +1,7 @@
 // run --ncu's pieces that need no GPU: point tags, ncu's CSV (a real capture's format), the
 // counters a record gets, finding ncu, and the profiling command line.
 #include "core/ncu.hpp"
+#include "core/spawn.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -115,6 +116,29 @@ TEST(NcuFindExe, ExplicitAndEnvironmentPathsMustBeExecutable) {
   ::setenv("GPUDISSECT_NCU", "/bin/sh", 1);
   EXPECT_EQ(ncu::find_exe(""), "/bin/sh");
   ::unsetenv("GPUDISSECT_NCU");
+}
+
+// A results folder unpacked from elsewhere may hold a planted `ncu`: a relative setting, or a
+// relative or empty PATH entry (both mean the current folder), must not find it (issue 36).
+TEST(NcuFindExe, NeverLooksInTheCurrentFolder) {
+  EXPECT_THROW(ncu::find_exe("bin/sh"), UserError);
+  ::setenv("GPUDISSECT_NCU", "./ncu", 1);
+  EXPECT_THROW(ncu::find_exe(""), UserError);
+  ::unsetenv("GPUDISSECT_NCU");
+  const auto dir = std::filesystem::temp_directory_path() / ("gd-ncu-cwd-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "ncu") << "#!/bin/sh\n";
+  std::filesystem::permissions(dir / "ncu", std::filesystem::perms::owner_all);
+  const auto old_cwd = std::filesystem::current_path();
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  std::filesystem::current_path(dir);
+  ::setenv("PATH", (":.:" + old_path).c_str(), 1);
+  const auto found = find_tool_on_path("ncu");
+  std::filesystem::current_path(old_cwd);
+  ::setenv("PATH", old_path.c_str(), 1);
+  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(!found || found->rfind(dir.string(), 0) != 0) << *found;
+  EXPECT_TRUE(!found || found->front() == '/') << *found;
 }
 
 // The parent's side of run --ncu against a stand-in ncu that profiles nothing and exports the
