@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/output_file.hpp"
+
 namespace CLI {
 class App;
 class Validator;
@@ -24,6 +26,11 @@ void add_core_commands(CLI::App& app, std::function<int()>& action);    // info,
 void add_report_commands(CLI::App& app, std::function<int()>& action);  // report, compare, coverage, guide, import
 void add_sass_commands(CLI::App& app, std::function<int()>& action);    // sass, verify, isa
 void add_fleet_commands(CLI::App& app, std::function<int()>& action);   // merge
+
+// A command's --out, resolved before any work so a wrong one fails at once ("-" or empty: standard
+// output). An --out that is one of the command's inputs (the same file, through any path or link)
+// is UserError: writing it would replace what is being read.
+OutputPath output_of(const std::string& out, const std::vector<std::string>& inputs = {});
 
 // `run --devices`: "all" or comma-separated indices, each below `device_count`, none twice.
 // Throws UserError saying what is wrong. A negative device_count checks the syntax alone (before

@@ -61,13 +61,20 @@ struct MergeArgs {
 };
 
 int do_merge(const MergeArgs& args) {
-  const OutputPath out = OutputPath::resolve(args.out.empty() ? "-" : args.out);
+  std::vector<std::string> inputs = args.runs;
+  inputs.push_back(args.db);  // the report must not overwrite the database it merges into
+  const OutputPath out = output_of(args.out, inputs);
   std::vector<RunDocument> docs = read_run_files(args.runs, "merged");
+  for (const std::string& path : args.runs) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(path, args.db, ec))
+      throw UserError("--db " + args.db + " is the run file " + path + " being merged; nothing was merged");
+  }
   std::vector<std::string> paths = args.runs;
   for (const auto& s : drop_repeated_runs(docs, paths))
     std::cerr << "gpudissect: " << s.path << " is " << s.reason << ": merged once\n";
   if (const auto dir = std::filesystem::path(args.db).parent_path(); !dir.empty()) create_output_dir(dir.string());
-  for (const auto& doc : docs) import_run(args.db, doc);
+  import_runs(args.db, docs);
   const FleetReport report = fleet_report(docs, args.fleet);
   out.write(fleet_markdown(report, args.fleet));
   std::cerr << "merged " << docs.size() << " run(s) into " << args.db << "; " << report.metrics.size()

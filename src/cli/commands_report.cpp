@@ -32,19 +32,24 @@
 #include "report/validation.hpp"
 
 namespace gd::cli {
-namespace {
 
 // Resolved before any work, so a wrong --out fails at once; "-" or no --out is standard output.
 // The output of a reading command; an --out that is one of the command's inputs (the same file,
 // through any path or link) is refused: writing it would replace the run file being read.
-OutputPath output_of(const std::string& out, const std::vector<std::string>& inputs = {}) {
+OutputPath output_of(const std::string& out, const std::vector<std::string>& inputs) {
   for (const std::string& in : inputs) {
     std::error_code ec;
-    if (!out.empty() && out != "-" && std::filesystem::equivalent(out, in, ec))
+    // equivalent() for files that exist (through links); canonical names for one not made yet.
+    if (!out.empty() && out != "-" &&
+        (std::filesystem::equivalent(out, in, ec) ||
+         std::filesystem::weakly_canonical(std::filesystem::absolute(out, ec), ec) ==
+             std::filesystem::weakly_canonical(std::filesystem::absolute(in, ec), ec)))
       throw UserError("--out " + out + " is this command's input " + in + ": writing it would destroy it; choose another file");
   }
   return OutputPath::resolve(out.empty() ? "-" : out);
 }
+
+namespace {
 
 struct ReportArgs {
   std::string run;
@@ -123,7 +128,7 @@ int do_report(const ReportArgs& args) {
     const std::string md = markdown_report(doc, registered_probes()) + (validation ? "\n" + validation_section(*validation) : "");
     nlohmann::json context = html_context(doc, md);
     if (validation) context["validation"] = validation_json(*validation)["rows"];
-    out.write(render_html(args.run, context));
+    out.write(render_html(to_json(doc), context));
   } else {
     out.write(markdown_report(doc) + (validation ? "\n" + validation_section(*validation) : ""));
   }
@@ -159,7 +164,7 @@ int do_cross_generation(const CompareArgs& args, const std::vector<RunDocument>&
   if (args.fail_on_regression) throw UserError("--fail-on-regression compares two runs, not a cross-generation table");
   const std::string md = cross_generation_markdown(cross_generation(docs, args.runs, registered_probes()));
   if (args.format == "html")
-    out.write(render_html("", {{"title", "gpudissect: cross-generation comparison"}, {"markdown", md}}));
+    out.write(render_html(nullptr, {{"title", "gpudissect: cross-generation comparison"}, {"markdown", md}}));
   else
     out.write(md);
   return 0;
@@ -341,7 +346,7 @@ int do_validate(const ValidateArgs& args) {
     doc.update(validation_json(rep));
     out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   } else if (args.format == "html") {
-    out.write(render_html("", {{"title", "gpudissect: " + rep.chip + " against the published record"},
+    out.write(render_html(nullptr, {{"title", "gpudissect: " + rep.chip + " against the published record"},
                                {"markdown", validation_markdown(rep)},
                                {"validation", validation_json(rep)["rows"]}}));
   } else {
@@ -372,6 +377,7 @@ void add_validate(CLI::App& app, std::function<int()>& action) {
 struct ImportArgs {
   std::vector<std::string> runs;
   std::string db = "results/results.db";
+  bool replace = false;  // a stored run with the same id but other measurements is replaced
 };
 
 // Every file is read and checked before the database is touched: a bad run file imports nothing.
@@ -390,10 +396,18 @@ int do_import(const ImportArgs& args) {
     std::filesystem::create_directories(dir, ec);
     if (ec) throw UserError("cannot create the directory for database '" + args.db + "': " + ec.message());
   }
-  for (const auto& doc : docs) {
-    import_run(args.db, doc);
-    std::cout << "imported " << doc.run_id << " (" << doc.records.size() << " records)\n";
+  for (const std::string& path : files.paths) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(path, args.db, ec))
+      throw UserError("--db " + args.db + " is the run file " + path + " being imported; nothing was imported");
   }
+  const std::vector<ImportOutcome> outcomes = import_runs(args.db, docs, args.replace);
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    std::cout << "imported " << docs[i].run_id << " (" << docs[i].records.size() << " records)"
+              << (outcomes[i] == ImportOutcome::SameRunAgain ? ": the same run was stored already and is refreshed"
+                  : outcomes[i] == ImportOutcome::ReplacedDifferent ? ": REPLACED the stored run of that id (--replace)"
+                                                                    : "")
+              << "\n";
   std::cout << args.db << " now holds " << list_runs(args.db).size() << " run(s)";
   if (!files.skipped.empty()) std::cout << "; " << files.skipped.size() << " file(s) that are not runs skipped (named above)";
   std::cout << "\n";
@@ -406,6 +420,9 @@ void add_import(CLI::App& app, std::function<int()>& action) {
   auto args = std::make_shared<ImportArgs>();
   cmd->add_option("runs", args->runs, "Run files")->required()->type_name("RUN.json...");
   cmd->add_option("--db", args->db, "Database to add them to (created if missing)")->capture_default_str();
+  cmd->add_flag("--replace", args->replace,
+                "Replace a stored run whose id a file repeats with other measurements (e.g. a resummarized run); "
+                "without it such a file is refused and nothing is imported");
   cmd->callback([&action, args] { action = [args] { return do_import(*args); }; });
 }
 
@@ -423,10 +440,18 @@ int do_recover(const RecoverArgs& args) {
   const JournalRead j = read_journal(args.journal);
   target.write(to_json(j.doc).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::cerr << "recovered " << j.doc.records.size() << " record(s) of run " << j.doc.run_id << " into " << out
-            << (j.finished ? (j.doc.complete ? " (the run finished)" : " (the run was interrupted)")
+            << (j.finished ? (j.doc.complete ? " (the run finished)"
+                              : j.bad_lines.empty() ? " (the run was interrupted)"
+                                                    : " (the run finished; with lines left out, complete = false)")
                            : " (the run was stopped before it finished: complete = false)")
             << (j.dropped_tail ? "; a last line cut off mid-write was dropped" : "") << "\n";
-  return 0;
+  // Lines left out are named, so a reader knows records are missing (the run is marked incomplete).
+  for (std::size_t i = 0; i < j.bad_lines.size() && i < 10; ++i)
+    std::cerr << "  left out line " << j.bad_lines[i].first << ": " << j.bad_lines[i].second << "\n";
+  if (!j.bad_lines.empty())
+    std::cerr << "recover: " << j.bad_lines.size() << " line(s) of " << args.journal
+              << " could not be read and were left out; the run file says complete = false\n";
+  return j.bad_lines.empty() ? 0 : 1;
 }
 
 void add_recover(CLI::App& app, std::function<int()>& action) {

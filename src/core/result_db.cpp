@@ -459,13 +459,43 @@ void DbCopySink::on_finish(bool complete) {
   }
 }
 
-void import_run(const std::string& db_path, const RunDocument& doc) {
+namespace {
+
+ImportOutcome import_in(sqlite3* db, const std::string& db_path, const RunDocument& doc, bool replace_different) {
+  ImportOutcome outcome = ImportOutcome::Added;
+  if (run_exists(db, doc.run_id)) {
+    RunDocument stored;
+    stored.run_id = doc.run_id;
+    load_run_row(db, db_path, stored);
+    load_records(db, stored);
+    outcome = same_measurements(stored, doc) ? ImportOutcome::SameRunAgain : ImportOutcome::ReplacedDifferent;
+    if (outcome == ImportOutcome::ReplacedDifferent && !replace_different)
+      throw UserError(db_path + " already holds a run with id '" + doc.run_id + "' (" +
+                      std::to_string(stored.records.size()) + " records, started " + stored.started_at +
+                      ") whose measurements differ from this one's (" + std::to_string(doc.records.size()) +
+                      " records, started " + doc.started_at + "): importing would replace it; nothing was imported "
+                      "(import --replace replaces it on purpose, e.g. with a resummarized run)");
+    delete_run(db, doc.run_id);
+  }
+  insert_run_row(db, doc);
+  for (std::size_t i = 0; i < doc.records.size(); ++i) insert_record(db, doc.run_id, static_cast<int>(i), doc.records[i]);
+  return outcome;
+}
+
+}  // namespace
+
+std::vector<ImportOutcome> import_runs(const std::string& db_path, const std::vector<RunDocument>& docs,
+                                       bool replace_different) {
   DbHandle db = open_db(db_path, OpenMode::Create);
   Transaction tx(db.get());
-  delete_run(db.get(), doc.run_id);
-  insert_run_row(db.get(), doc);
-  for (std::size_t i = 0; i < doc.records.size(); ++i) insert_record(db.get(), doc.run_id, static_cast<int>(i), doc.records[i]);
+  std::vector<ImportOutcome> outcomes;
+  for (const RunDocument& doc : docs) outcomes.push_back(import_in(db.get(), db_path, doc, replace_different));
   tx.commit();
+  return outcomes;
+}
+
+ImportOutcome import_run(const std::string& db_path, const RunDocument& doc, bool replace_different) {
+  return import_runs(db_path, {doc}, replace_different).front();
 }
 
 RunDocument load_run_from_db(const std::string& db_path, const std::string& run_id) {

@@ -74,9 +74,15 @@ class DbCopySink : public RecordSink {
   std::optional<std::string> error_;
 };
 
-// Stores a whole run document (a run file, a reference dataset) in one transaction, replacing
-// a run already stored under the same run id.
-void import_run(const std::string& db_path, const RunDocument& doc);
+// Stores a whole run document (a run file, a reference dataset) in one transaction. A run already
+// stored under the same id with the same measurements (same_measurements: the file of a run whose
+// database copy was streamed, or one imported again) is replaced by it; one with other measurements
+// is UserError unless `replace_different` (import --replace), since the stored run would be lost.
+enum class ImportOutcome { Added, SameRunAgain, ReplacedDifferent };
+ImportOutcome import_run(const std::string& db_path, const RunDocument& doc, bool replace_different = false);
+// Several runs in one transaction: a refused run imports none of them.
+std::vector<ImportOutcome> import_runs(const std::string& db_path, const std::vector<RunDocument>& docs,
+                                       bool replace_different = false);
 // Reads a run back. Throws UserError when the database or the run does not exist.
 RunDocument load_run_from_db(const std::string& db_path, const std::string& run_id);
 // Run ids in the database, oldest first.

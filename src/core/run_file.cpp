@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -124,13 +125,60 @@ RunDocument run_from_json(const json& j, const std::string& source_name) {
 }
 
 nlohmann::json parse_run_json(const std::string& text, const std::string& source_name, bool allow_exceptions) {
-  const json::parser_callback_t limit = [&](int depth, json::parse_event_t, json&) {
+  const json::parser_callback_t limit = [&](int depth, json::parse_event_t event, json& parsed) {
     if (depth > kMaxRunFileDepth)
       throw UserError(source_name + ": JSON nested deeper than " + std::to_string(kMaxRunFileDepth) +
                       " levels; a run file nests a few (refused before anything reads it)");
+    if ((event == json::parse_event_t::value || event == json::parse_event_t::key) && parsed.is_string() &&
+        parsed.get_ref<const std::string&>().size() > kMaxRunStringBytes)
+      throw UserError(source_name + ": a string of " + std::to_string(parsed.get_ref<const std::string&>().size()) +
+                      " bytes; a run file's strings are at most " + std::to_string(kMaxRunStringBytes / 1024) +
+                      " KiB (refused before anything reads it)");
     return true;
   };
   return json::parse(text, limit, allow_exceptions);
+}
+
+std::string read_run_text(const std::string& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status)) throw UserError(path + ": no such file");
+  if (fs::is_directory(status)) throw UserError(path + ": is a directory, expected a run file (.json)");
+  if (!fs::is_regular_file(status))
+    throw UserError(path + ": not a regular file (a pipe, device or socket); run files and journals are read from files");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > kMaxRunFileBytes)
+    throw UserError(path + ": " + std::to_string(size >> 20) + " MiB; run files and journals are at most " +
+                    std::to_string(kMaxRunFileBytes >> 20) + " MiB (the suite's run is about 3 MiB)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path + ": cannot be read: " + std::strerror(errno));
+  std::string text;
+  text.resize(ec ? 0 : size);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  // A file that grew since it was measured is read to the limit and refused past it.
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxRunFileBytes)
+      throw UserError(path + ": more than " + std::to_string(kMaxRunFileBytes >> 20) + " MiB; run files and journals are at most that");
+  }
+  if (in.bad()) throw UserError(path + ": cannot be read: " + std::strerror(errno));
+  return text;
+}
+
+void check_run_limits(const std::vector<Record>& records, const std::string& source_name) {
+  std::map<std::string, std::set<std::string>> names;
+  for (const Record& r : records) {
+    if (r.params.size() > kMaxParamsPerRecord)
+      throw UserError(source_name + ": record " + r.id + " has " + std::to_string(r.params.size()) +
+                      " params; a record has at most " + std::to_string(kMaxParamsPerRecord));
+    auto& seen = names[r.id];
+    for (const auto& [name, value] : r.params) seen.insert(name);
+    if (seen.size() > kMaxParamNamesPerProbe)
+      throw UserError(source_name + ": probe " + r.id + "'s records name more than " +
+                      std::to_string(kMaxParamNamesPerProbe) + " distinct params (each becomes a report column)");
+  }
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] "; the user needs the rest.
@@ -145,18 +193,18 @@ static std::string parse_error_text(const json::exception& e) {
 // The run in a file; or, when `foreign` is given and the file is JSON that another tool wrote
 // (no gpudissect identity), nothing, with the reason in *foreign.
 static std::optional<RunDocument> read_run_or_foreign(const std::string& path, std::string* foreign) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw UserError(path + ": no such file");
-  if (fs::is_directory(path, ec)) throw UserError(path + ": is a directory, expected a run file (.json)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(path + ": cannot be read: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (fs::path(path).extension() == ".jsonl" || looks_like_journal(text.str()))
-    return read_journal_text(text.str(), path).doc;
+  const std::string text = read_run_text(path);
+  if (fs::path(path).extension() == ".jsonl" || looks_like_journal(text)) {
+    JournalRead j = read_journal_text(text, path);
+    if (!j.bad_lines.empty())
+      throw UserError(path + ": line " + std::to_string(j.bad_lines.front().first) + ": " + j.bad_lines.front().second +
+                      " (" + std::to_string(j.bad_lines.size()) + " unreadable line(s) in this journal; `gpudissect recover` "
+                      "writes a run file of the lines that can be read and names those it leaves out)");
+    return std::move(j.doc);
+  }
   json j;
   try {
-    j = parse_run_json(text.str(), path);
+    j = parse_run_json(text, path);
   } catch (const json::exception& e) {
     throw UserError(path + ": not JSON: " + parse_error_text(e));
   }
@@ -168,7 +216,9 @@ static std::optional<RunDocument> read_run_or_foreign(const std::string& path, s
       return std::nullopt;
     }
   }
-  return run_from_json(j, path);
+  RunDocument doc = run_from_json(j, path);
+  check_run_limits(doc.records, path);
+  return doc;
 }
 
 RunDocument read_run_file(const std::string& path) { return *read_run_or_foreign(path, nullptr); }
@@ -204,15 +254,31 @@ RunFiles read_run_files_among_others(const std::vector<std::string>& paths) {
   return out;
 }
 
+bool same_measurements(const RunDocument& a, const RunDocument& b) {
+  const auto measured = [](const Record& r) {
+    json metrics = json::array();
+    for (const Metric& m : r.metrics) metrics.push_back({m.name, m.unit, m.stats.median, m.stats.n});
+    return json{r.id, to_json(r.params), to_string(r.status), metrics};
+  };
+  if (a.run_id != b.run_id || a.started_at != b.started_at || a.records.size() != b.records.size()) return false;
+  for (std::size_t i = 0; i < a.records.size(); ++i)
+    if (measured(a.records[i]).dump() != measured(b.records[i]).dump()) return false;  // NaN == NaN here
+  return true;
+}
+
 std::vector<SkippedFile> drop_repeated_runs(std::vector<RunDocument>& docs, std::vector<std::string>& paths) {
   std::vector<SkippedFile> repeats;
-  std::map<std::string, std::string> first_path;  // run_id -> the file it came from first
+  std::map<std::string, std::size_t> first;  // run_id -> the index it came from first
   std::size_t kept = 0;
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const std::string path = i < paths.size() ? paths[i] : "";
-    const auto [at, fresh] = first_path.emplace(docs[i].run_id, path);
+    const auto [at, fresh] = first.emplace(docs[i].run_id, kept);
     if (!fresh) {
-      repeats.push_back({path, "the same run (" + docs[i].run_id + ") as " + at->second});
+      const std::string earlier = at->second < paths.size() ? paths[at->second] : "an earlier document";
+      if (!same_measurements(docs[at->second], docs[i]))
+        throw UserError(path + " and " + earlier + " both claim run id '" + docs[i].run_id +
+                        "' but hold different measurements: one would silently stand for the other; nothing was done");
+      repeats.push_back({path, "the same run (" + docs[i].run_id + ") as " + earlier});
       continue;
     }
     if (kept != i) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/error.hpp"
 
@@ -92,6 +93,25 @@ bool looks_like_journal(const std::string& text) {
   return j.is_object() && j.contains("gpudissect_journal");
 }
 
+// One line after the header: a record, or the finish line. Throws std::exception saying what is
+// wrong with it.
+static void read_journal_line(const std::string& text, const std::string& source_name, JournalRead& out) {
+  const json line = parse_run_json(text, source_name, false);
+  if (line.is_discarded() || !line.is_object()) throw std::invalid_argument("not a JSON object");
+  if (out.finished) throw std::invalid_argument("a line after the finish line");
+  if (const auto r = line.find("record"); r != line.end()) {
+    out.doc.records.push_back(record_from_json(*r));
+  } else if (const auto f = line.find("finish"); f != line.end() && f->is_object()) {
+    out.finished = true;
+    if (const auto t = f->find("finished_at"); t != f->end() && t->is_string()) out.doc.finished_at = t->get<std::string>();
+    if (const auto c = f->find("complete"); c != f->end() && c->is_boolean()) out.doc.complete = c->get<bool>();
+    if (const auto g = f->find("gpu_state"); g != f->end()) out.doc.gpu_state = *g;
+    if (const auto t = f->find("timing"); t != f->end() && t->is_object()) out.doc.timing = *t;
+  } else {
+    throw std::invalid_argument("neither a record nor the finish line");
+  }
+}
+
 JournalRead read_journal_text(const std::string& text, const std::string& source_name) {
   JournalRead out;
   std::vector<std::string> lines;
@@ -121,37 +141,22 @@ JournalRead read_journal_text(const std::string& text, const std::string& source
   doc["records"] = json::array();
   out.doc = run_from_json(doc, source_name);
 
+  // A line that cannot be read is left out and counted, not the whole journal: the records
+  // around it were measured and are still good (recover says which lines it left out).
   for (std::size_t i = 1; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
-    const json line = parse_run_json(lines[i], source_name, false);
-    if (line.is_discarded() || !line.is_object()) throw UserError(at(i) + "not a JSON object");
-    if (out.finished) throw UserError(at(i) + "a line after the finish line");
-    if (const auto r = line.find("record"); r != line.end()) {
-      try {
-        out.doc.records.push_back(record_from_json(*r));
-      } catch (const std::exception& e) {
-        throw UserError(at(i) + e.what());
-      }
-    } else if (const auto f = line.find("finish"); f != line.end() && f->is_object()) {
-      out.finished = true;
-      if (const auto t = f->find("finished_at"); t != f->end() && t->is_string()) out.doc.finished_at = t->get<std::string>();
-      if (const auto c = f->find("complete"); c != f->end() && c->is_boolean()) out.doc.complete = c->get<bool>();
-      if (const auto g = f->find("gpu_state"); g != f->end()) out.doc.gpu_state = *g;
-      if (const auto t = f->find("timing"); t != f->end() && t->is_object()) out.doc.timing = *t;
-    } else {
-      throw UserError(at(i) + "neither a record nor the finish line");
+    try {
+      read_journal_line(lines[i], source_name, out);
+    } catch (const std::exception& e) {
+      out.bad_lines.push_back({i + 1, e.what()});
     }
   }
+  if (!out.bad_lines.empty()) out.doc.complete = false;
+  check_run_limits(out.doc.records, source_name);
   if (!out.finished) out.doc.complete = false;
   return out;
 }
 
-JournalRead read_journal(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(path + ": cannot be read: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return read_journal_text(ss.str(), path);
-}
+JournalRead read_journal(const std::string& path) { return read_journal_text(read_run_text(path), path); }
 
 }  // namespace gd

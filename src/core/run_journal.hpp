@@ -10,6 +10,8 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -54,6 +56,9 @@ struct JournalRead {
   RunDocument doc;
   bool finished = false;    // the finish line is present
   bool dropped_tail = false;
+  // Lines after the header that could not be read, left out: line number (from 1) and why. The
+  // run is then not complete.
+  std::vector<std::pair<std::size_t, std::string>> bad_lines;
 };
 JournalRead read_journal_text(const std::string& text, const std::string& source_name);
 JournalRead read_journal(const std::string& path);

@@ -106,9 +106,9 @@ PythonRuntime find_python_runtime() {
   return rt;
 }
 
-std::string render_html(const std::string& run_path, const nlohmann::json& context) {
+std::string render_html(const nlohmann::json& run, const nlohmann::json& context) {
   const PythonRuntime rt = find_python_runtime();
-  TempDir tmp({"python.log", "context.json", "report.html"});
+  TempDir tmp({"python.log", "context.json", "run.json", "report.html"});
   const fs::path log = tmp.path / "python.log";
   const std::string install =
       "install them with scripts/setup.sh (a venv in .venv beside python/), or `pip install pandas matplotlib`, "
@@ -130,7 +130,11 @@ std::string render_html(const std::string& run_path, const nlohmann::json& conte
                                    "import sys; sys.path.insert(0, sys.argv.pop(1)); from gpudissect.__main__ import main; "
                                    "sys.exit(main())",
                                    rt.package_dir, "html", "--context", ctx.string(), "--out", out.string()};
-  if (!run_path.empty()) argv.insert(argv.end(), {"--run", fs::absolute(run_path).string()});
+  if (!run.is_null()) {
+    const fs::path run_file = tmp.path / "run.json";
+    std::ofstream(run_file) << run.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    argv.insert(argv.end(), {"--run", run_file.string()});
+  }
   const int rc = run_child(argv, log);
   if (rc != 0) throw Error("drawing the HTML report failed (" + rt.python + " -m gpudissect html, exit " +
                            std::to_string(rc) + "):\n" + read_all(log));

@@ -19,10 +19,11 @@ struct PythonRuntime {
 // UserError when a setting is a relative path.
 PythonRuntime find_python_runtime();
 
-// Runs `python -m gpudissect html` on a run file (empty: none, the page is the Markdown alone)
-// with `context` (the Markdown report, the probes' views, the coverage counts) and returns the
+// Runs `python -m gpudissect html` on a run (its to_json form, as the reader normalized it: a
+// journal or a file with a byte-order mark reads as any run; null: none, the page is the Markdown
+// alone) with `context` (the Markdown report, the probes' views, the coverage counts) and returns the
 // page. Throws Error naming what to install when Python, pandas or matplotlib is missing, and
 // when the drawing fails.
-std::string render_html(const std::string& run_path, const nlohmann::json& context);
+std::string render_html(const nlohmann::json& run, const nlohmann::json& context);
 
 }  // namespace gd

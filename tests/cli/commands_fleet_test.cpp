@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -92,6 +93,66 @@ TEST(ImportCommand, ARunGivenTwiceIsImportedOnce) {
 TEST(MergeCommand, OtherFilesAreRefused) {
   TempDir dir;
   EXPECT_THROW(run_cli({"merge", write_rank(dir, 0, 1.0), dir.file("run.md")}), UserError);
+}
+
+// `merge A.json --db m.db --out m.db` wrote the fleet report over the database it had just filled;
+// an --out or --db that is an input is refused before anything is written (issue 36 item 5).
+TEST(MergeCommand, NoOutputReplacesAnInputOrTheDatabase) {
+  TempDir dir;
+  const std::string a = write_rank(dir, 0, 1.0);
+  const std::string db = dir.file("m.db");
+  EXPECT_NE(test_support::user_error_of([&] { run_cli({"merge", a, "--db", db, "--out", db}); }).find("is this command's input"),
+            std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(db)) << "refused before the database was made";
+  EXPECT_NE(test_support::user_error_of([&] { run_cli({"merge", a, "--db", dir.file("x.db"), "--out", a}); })
+                .find("is this command's input"),
+            std::string::npos);
+  EXPECT_NE(test_support::user_error_of([&] { run_cli({"merge", a, "--db", a}); }).find("being merged"), std::string::npos);
+  EXPECT_NE(test_support::user_error_of([&] { run_cli({"import", a, "--db", a}); }).find("being imported"), std::string::npos);
+  EXPECT_EQ(read_run_file(a).run_id, "rank-0") << "the run file is intact";
+}
+
+// Two files claiming one run id with other measurements: neither stands for the other.
+TEST(ImportCommand, TwoRunsWithOneIdAreRefusedAndAStoredRunIsKept) {
+  TempDir dir;
+  const std::string a = write_rank(dir, 0, 1.0);
+  RunDocument other = read_run_file(a);
+  other.records.resize(1);
+  const std::string b = dir.file("other.json");
+  write_run_file_atomic(b, other);
+  EXPECT_NE(test_support::user_error_of([&] { run_cli({"import", a, b, "--db", dir.file("r.db")}); })
+                .find("both claim run id 'rank-0'"),
+            std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.db")));
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_cli({"import", a, "--db", dir.file("r.db")}), 0);
+  testing::internal::GetCapturedStdout();
+  EXPECT_NE(test_support::user_error_of([&] { run_cli({"import", b, "--db", dir.file("r.db")}); }).find("already holds"),
+            std::string::npos);
+  EXPECT_EQ(load_run_from_db(dir.file("r.db"), "rank-0").records.size(), test_support::sample_run().records.size());
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_cli({"import", b, "--db", dir.file("r.db"), "--replace"}), 0);
+  EXPECT_NE(testing::internal::GetCapturedStdout().find("REPLACED"), std::string::npos);
+  EXPECT_EQ(load_run_from_db(dir.file("r.db"), "rank-0").records.size(), 1u);
+}
+
+// A bad line in the middle of a journal cost the whole journal; recover keeps the rest, names the
+// line, exits 1 and marks the run incomplete.
+TEST(RecoverCommand, ABadLineIsLeftOutAndNamed) {
+  TempDir dir;
+  const std::string journal = write_rank(dir, 3, 1.0, true);
+  std::string text = slurp(journal);
+  text.insert(text.find('\n') + 1, "{\"record\": {broken\n");
+  std::ofstream(journal) << text;
+  testing::internal::CaptureStderr();
+  const int rc = run_cli({"recover", journal});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1) << err;
+  EXPECT_NE(err.find("left out line 2"), std::string::npos) << err;
+  const RunDocument doc = read_run_file(dir.file("rank3.json"));
+  EXPECT_EQ(doc.records.size(), test_support::sample_run().records.size());
+  EXPECT_FALSE(doc.complete);
+  EXPECT_NE(test_support::user_error_of([&] { run_cli({"report", journal}); }).find("gpudissect recover"), std::string::npos);
 }
 
 TEST(RecoverCommand, AKilledRunsJournalBecomesItsRunFile) {

@@ -2,6 +2,7 @@
 // cross-generation compare and the probes' declarations in `list --json`.
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <filesystem>
 #include <gtest/gtest.h>
 
@@ -190,6 +191,35 @@ TEST(PlantedFolder, AToolThatIsNotNvidiasIsPassedOver) {
   EXPECT_NE(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("0 verified, 0 mismatch, 1 unverified"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("passed over " + fake), std::string::npos) << r.output;
+}
+
+// The HTML step handed Python the input's path, and Python read it again: a journal or a file that
+// starts with a byte-order mark (both read fine as runs) failed there (issue 36 item 7). Python
+// now gets the run as this binary read it.
+TEST(ReportCommand, HtmlOfAJournalAndOfAFileWithAByteOrderMark) {
+  const std::string python = std::string(GPUDISSECT_SOURCE_DIR) + "/.venv/bin/python3";
+  if (sass::run_command(sass::shell_quote(python) + " -c 'import pandas, matplotlib' 2>&1").status != 0)
+    GTEST_SKIP() << "no Python with pandas and matplotlib at " << python;
+  const std::string dir = testing::TempDir() + "gd-html-inputs-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string fixture = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
+  std::ifstream in(fixture);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir + "/bom.json") << "\xEF\xBB\xBF" << text;
+  const auto j = nlohmann::json::parse(text);
+  nlohmann::json header = j;
+  header.erase("records");
+  std::ofstream journal(dir + "/run.jsonl");
+  journal << nlohmann::json{{"gpudissect_journal", 1}, {"header", header}}.dump() << "\n";
+  for (const auto& r : j["records"]) journal << nlohmann::json{{"record", r}}.dump() << "\n";
+  journal.close();
+  for (const char* input : {"bom.json", "run.jsonl"}) {
+    const auto r = sass::run_command(std::string(GPUDISSECT_BINARY) + " report " + sass::shell_quote(dir + "/" + input) +
+                                     " --format html --out " + sass::shell_quote(dir + "/" + input + ".html") + " 2>&1");
+    EXPECT_EQ(r.status, 0) << input << ": " << r.output;
+    EXPECT_EQ(sass::run_command("grep -c '<figure' " + sass::shell_quote(dir + "/" + input + ".html")).status, 0) << input;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ListCommand, ProbesDeclareTheirViewsAndCovers) {

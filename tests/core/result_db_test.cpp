@@ -125,6 +125,30 @@ TEST(ResultDb, ACopySinkThatFailsRemembersWhyAndStopsWithoutThrowing) {
   EXPECT_NE(copy.error()->find(dir.file("r.db")), std::string::npos) << *copy.error();
 }
 
+// Importing a run whose id is stored already replaced the stored run (237 records became 1) with
+// no word (issue 36 item 5). The same run again is refreshed; other measurements under that id are
+// refused unless replaced on purpose, and a refused run in a batch imports none of the batch.
+TEST(ResultDb, AStoredRunIsNeverSilentlyReplacedByAnotherWithItsId) {
+  TempDir dir;
+  const std::string db = dir.file("r.db");
+  const RunDocument doc = test_support::sample_run();
+  EXPECT_EQ(import_run(db, doc), ImportOutcome::Added);
+  RunDocument finished_later = doc;
+  finished_later.finished_at = "2030-01-01T00:00:00Z";
+  EXPECT_EQ(import_run(db, finished_later), ImportOutcome::SameRunAgain);
+  RunDocument impostor = doc;
+  impostor.records.resize(1);
+  const std::string msg = user_error_of([&] { import_run(db, impostor); });
+  EXPECT_NE(msg.find("already holds a run with id '" + doc.run_id + "'"), std::string::npos) << msg;
+  EXPECT_EQ(load_run_from_db(db, doc.run_id).records.size(), doc.records.size()) << "the stored run is intact";
+  RunDocument fresh = doc;
+  fresh.run_id = "run-fresh";
+  EXPECT_NE(user_error_of([&] { import_runs(db, {fresh, impostor}); }), "<no UserError>");
+  EXPECT_EQ(list_runs(db).size(), 1u) << "a refused run imports none of its batch";
+  EXPECT_EQ(import_run(db, impostor, true), ImportOutcome::ReplacedDifferent);
+  EXPECT_EQ(load_run_from_db(db, doc.run_id).records.size(), 1u);
+}
+
 // `import` into a database the disk cannot take is exit 74 (OutputError), not 3 ("no GPU").
 TEST(ResultDb, AnImportTheDiskRefusesIsAnOutputError) {
   TempDir dir;

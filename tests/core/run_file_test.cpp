@@ -8,6 +8,8 @@
 #include <fstream>
 #include <regex>
 
+#include <sys/stat.h>
+
 #include "core/error.hpp"
 #include "support/sample_run.hpp"
 
@@ -110,6 +112,64 @@ TEST(RunFile, NestingDeeperThanTheLimitIsRefusedWhenRead) {
   EXPECT_NE(user_error_of([&] { read_run_file(dir.file("deep.jsonl")); }).find("nested deeper"), std::string::npos);
   write_text(dir.file("fine.json"), nested(20));
   EXPECT_NO_THROW(read_run_file(dir.file("fine.json")));
+}
+
+// Run files travel (issue 36 item 4): what cannot be a run file, or is past a limit no run comes
+// near, is refused with a message naming the limit, before anything pads a table to it.
+TEST(RunFile, InputsPastTheLimitsAreRefusedNamingTheLimit) {
+  TempDir dir;
+  EXPECT_NE(user_error_of([&] { read_run_file("/dev/zero"); }).find("not a regular file"), std::string::npos);
+  const std::string fifo = dir.file("fifo.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(user_error_of([&] { read_run_file(fifo); }).find("not a regular file"), std::string::npos);
+  const std::string huge = dir.file("huge.json");  // sparse: no disk is used
+  std::ofstream(huge).close();
+  fs::resize_file(huge, kMaxRunFileBytes + 1);
+  EXPECT_NE(user_error_of([&] { read_run_file(huge); }).find("at most 512 MiB"), std::string::npos);
+
+  RunDocument doc = test_support::sample_run();
+  doc.device["name"] = std::string(kMaxRunStringBytes + 1, 'x');
+  write_text(dir.file("long.json"), to_json(doc).dump());
+  EXPECT_NE(user_error_of([&] { read_run_file(dir.file("long.json")); }).find("strings are at most 64 KiB"), std::string::npos);
+  doc.device["name"] = std::string(kMaxRunStringBytes, 'x');
+  write_text(dir.file("edge.json"), to_json(doc).dump());
+  EXPECT_NO_THROW(read_run_file(dir.file("edge.json")));
+
+  doc = test_support::sample_run();
+  for (std::size_t i = 0; i <= kMaxParamsPerRecord; ++i) doc.records[0].params.push_back({"p" + std::to_string(i), 1.0});
+  write_text(dir.file("params.json"), to_json(doc).dump());
+  EXPECT_NE(user_error_of([&] { read_run_file(dir.file("params.json")); }).find("a record has at most 64"), std::string::npos);
+
+  doc = test_support::sample_run();
+  const Record base = doc.records[0];
+  for (std::size_t i = 0; i <= kMaxParamNamesPerProbe; ++i) {
+    Record r = base;
+    r.params = {{"name" + std::to_string(i), 1.0}};
+    doc.records.push_back(r);
+  }
+  write_text(dir.file("names.json"), to_json(doc).dump());
+  EXPECT_NE(user_error_of([&] { read_run_file(dir.file("names.json")); }).find("more than 1024 distinct params"),
+            std::string::npos);
+}
+
+// The same run id with other measurements is two runs, one of which would silently stand for the
+// other in a merge or import (issue 36 item 5); the same run given twice is kept once.
+TEST(RunFiles, ARepeatedRunIsKeptOnceAndAnImpostorIsRefused) {
+  const RunDocument a = test_support::sample_run();
+  RunDocument again = a;
+  again.finished_at = "later";  // what a run adds at its end may differ
+  std::vector<RunDocument> docs = {a, again};
+  std::vector<std::string> paths = {"a.json", "again.json"};
+  EXPECT_EQ(drop_repeated_runs(docs, paths).size(), 1u);
+  EXPECT_EQ(docs.size(), 1u);
+  RunDocument other = a;
+  other.records[1].metrics[0].stats.median *= 1.5;
+  docs = {a, other};
+  paths = {"a.json", "other.json"};
+  EXPECT_NE(user_error_of([&] { drop_repeated_runs(docs, paths); }).find("other.json and a.json both claim run id"),
+            std::string::npos);
+  EXPECT_FALSE(same_measurements(a, other));
+  EXPECT_TRUE(same_measurements(a, again));
 }
 
 TEST(RunFile, WrongSchemaVersionSaysWhichIsSupported) {

@@ -75,7 +75,7 @@ TEST(RunJournal, NeverOverwritesAndFailsAtOnceWhereItCannotWrite) {
             std::string::npos);
 }
 
-TEST(RunJournal, ACutOffLastLineIsDroppedAndABadMiddleLineIsAnError) {
+TEST(RunJournal, ACutOffLastLineIsDroppedAndABadMiddleLineIsLeftOutAndCounted) {
   TempDir dir;
   const std::string path = dir.file("run.jsonl");
   const auto all = test_support::sample_run().records;
@@ -90,9 +90,20 @@ TEST(RunJournal, ACutOffLastLineIsDroppedAndABadMiddleLineIsAnError) {
   EXPECT_TRUE(r.dropped_tail);
   EXPECT_EQ(r.doc.records.size(), 1u);
 
+  // One bad line in the middle costs that line, not the journal: the records around it are kept,
+  // the line is named, and the run is no longer complete.
   const auto first_eol = whole.find('\n');
-  const std::string bad = whole.substr(0, first_eol + 1) + "{\"record\": 5}\n" + whole.substr(first_eol + 1);
-  EXPECT_NE(user_error_of([&] { read_journal_text(bad, "bad.jsonl"); }).find("bad.jsonl: line 2: "), std::string::npos);
+  const std::string bad = whole.substr(0, first_eol + 1) + "{\"record\": 5}\n{\"record\": {broken\n" +
+                          whole.substr(first_eol + 1) + "[1]\n{\"finish\": {\"complete\": true}}\n";
+  const JournalRead kept = read_journal_text(bad, "bad.jsonl");
+  EXPECT_EQ(kept.doc.records.size(), 2u);
+  ASSERT_EQ(kept.bad_lines.size(), 3u);
+  EXPECT_EQ(kept.bad_lines[0].first, 2u);
+  EXPECT_EQ(kept.bad_lines[1].first, 3u);
+  EXPECT_EQ(kept.bad_lines[2].first, 6u);
+  EXPECT_EQ(kept.bad_lines[2].second, "not a JSON object");
+  EXPECT_TRUE(kept.finished);
+  EXPECT_FALSE(kept.doc.complete) << "records were left out";
   EXPECT_NE(user_error_of([&] { read_journal_text("{\"x\": 1}\n", "x.jsonl"); }).find("not a gpudissect run journal"),
             std::string::npos);
   EXPECT_NE(user_error_of([&] { read_journal_text("", "e.jsonl"); }).find("empty run journal"), std::string::npos);
