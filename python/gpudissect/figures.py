@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 import matplotlib
 
 matplotlib.use("Agg")
+# Labels come from run files (device names, params, metric names): `$...$` in one must stay text,
+# not be parsed as mathtext, where a malformed one failed the whole report (issue 36 item 2).
+matplotlib.rcParams["text.parse_math"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402

@@ -30,12 +30,24 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9._]+", "-", text.strip().lower()).strip("-")
 
 
+# Link targets a page may carry: http(s), an anchor, or a relative path (no scheme). A run file's
+# string that reads `[x](javascript:...)` (or data:, vbscript:, any other scheme) stays text: the
+# page runs no script (issue 36 item 2).
+_SAFE_TARGET = re.compile(r"^(?:https?://|#|[^:]*$)", re.IGNORECASE)
+
+
+def _link(m: re.Match) -> str:
+    label, target = m.group(1), html.unescape(m.group(2))
+    if not _SAFE_TARGET.match(target):
+        return m.group(0)
+    return f'<a href="{html.escape(target, quote=True)}">{label}</a>'
+
+
 def _inline(text: str) -> str:
     text = html.escape(text, quote=False)
     text = re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", text)
     text = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
-    text = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
-                  lambda m: f'<a href="{html.escape(m.group(2), quote=True)}">{m.group(1)}</a>', text)
+    text = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", _link, text)
     return text.replace("\\|", "|")
 
 

@@ -58,3 +58,18 @@ def test_unknown_view_kind_is_an_error():
     import pytest
     with pytest.raises(ValueError, match="unknown view kind"):
         View.from_json({"kind": "pie"})
+
+
+def test_a_dollar_in_a_label_is_text_not_mathtext():
+    """A device name or param with `$...$` failed the whole HTML report in matplotlib's mathtext
+    parser (issue 36 item 2)."""
+    import io
+
+    from gpudissect import figures
+
+    fig, ax = figures.plt.subplots()
+    ax.set_title(r"GPU $\frac{$ broken")
+    ax.plot([1, 2], [1, 2], label="$")
+    ax.legend()
+    fig.savefig(io.BytesIO(), format="png")
+    figures.plt.close(fig)

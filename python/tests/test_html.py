@@ -59,3 +59,13 @@ def test_the_validation_figure_follows_its_heading():
     assert page.count('<figure class="gd-figure"') == 1
     assert page.index('<h1') < page.index('data-probe="validation"')
     assert build_html(None, {"markdown": "# x\n", "validation": rows[2:]}).count("<figure") == 0
+
+
+def test_only_http_anchor_and_relative_link_targets_become_links():
+    """A run file's string that reads as a Markdown link to a script stays text (issue 36 item 2)."""
+    md = ("- [a](javascript:alert(1)) [b](JavaScript:x) [c](data:text/html,x) [d](vbscript:x) "
+          "[e](java&#115;cript:x)\n- [ok1](https://example.org/x) [ok2](#anchor) [ok3](docs/method.md)\n")
+    page = markdown_to_html(md)
+    hrefs = re.findall(r'href="([^"]*)"', page)
+    assert hrefs == ["https://example.org/x", "#anchor", "docs/method.md"], page
+    assert "[a](javascript:alert(1))" in page, "the unsafe link stays as its text"

@@ -258,7 +258,9 @@ class JobFile {
     const char* dir = std::getenv("TMPDIR");
     path_ = std::string(dir && *dir ? dir : "/tmp") + "/gpudissect-job-XXXXXX";
     const int fd = ::mkstemp(path_.data());
-    if (fd < 0) throw Error("cannot create a job file for an isolated probe in " + path_ + ": " + std::strerror(errno));
+    if (fd < 0)
+      throw UserError("cannot create a job file for an isolated probe in " + path_ + ": " + std::strerror(errno) +
+                      "; check TMPDIR");
     std::size_t done = 0;
     while (done < content.size()) {
       const ssize_t n = ::write(fd, content.data() + done, content.size() - done);

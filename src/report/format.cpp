@@ -115,11 +115,14 @@ MarkdownTable& MarkdownTable::row(std::vector<std::string> cells) {
 }
 
 std::string MarkdownTable::render() const {
-  // Markdown needs at least three dashes per separator cell.
+  // Markdown needs at least three dashes per separator cell. Columns are padded to their widest
+  // cell up to kMaxPaddedWidth; a longer cell sticks out rather than widen every row to it (one
+  // 1 MiB string in a run file made a 385 MB report, issue 36 item 4).
+  constexpr std::size_t kMaxPaddedWidth = 120;
   std::vector<std::size_t> width(headers_.size(), 3);
   for (std::size_t c = 0; c < headers_.size(); ++c) {
-    width[c] = std::max(width[c], display_width(headers_[c]));
-    for (const auto& r : rows_) width[c] = std::max(width[c], display_width(r[c]));
+    width[c] = std::max(width[c], std::min(kMaxPaddedWidth, display_width(headers_[c])));
+    for (const auto& r : rows_) width[c] = std::max(width[c], std::min(kMaxPaddedWidth, display_width(r[c])));
   }
   auto line = [&](const std::vector<std::string>& cells) {
     std::string out = "|";

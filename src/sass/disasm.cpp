@@ -289,7 +289,7 @@ TempFile::TempFile(const std::string& suffix) {
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   const int fd = ::mkstemps(buf.data(), static_cast<int>(suffix.size()));
-  if (fd < 0) throw Error("cannot create a temporary file in " + templ);
+  if (fd < 0) throw UserError("cannot create a temporary file in " + templ + " (" + std::strerror(errno) + "); check TMPDIR");
   ::close(fd);
   path_ = buf.data();
   cleanup_slot_ = register_temp_path(path_);

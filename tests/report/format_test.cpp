@@ -91,5 +91,17 @@ TEST(MarkdownTable, AlignedColumnsAndSeparators) {
   EXPECT_TRUE(MarkdownTable().empty());
 }
 
+// One pathological cell (a 64 KiB param string from a run file) must not widen every row of its
+// column to it: the report grew to 385 MB from one 1 MiB string.
+TEST(MarkdownTable, AHugeCellIsNotPaddedTo) {
+  MarkdownTable t;
+  t.column("name").column("value", MarkdownTable::Align::Right);
+  t.row({std::string(65536, 'x'), "1"});
+  for (int i = 0; i < 1000; ++i) t.row({"r" + std::to_string(i), std::to_string(i)});
+  const std::string out = t.render();
+  EXPECT_LT(out.size(), 65536u + 1000u * 160u) << "rows were padded to the huge cell";
+  EXPECT_NE(out.find("| r1 " + std::string(117, ' ') + " |"), std::string::npos) << "columns still align up to the cap";
+}
+
 }  // namespace
 }  // namespace gd
