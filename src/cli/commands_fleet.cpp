@@ -128,7 +128,12 @@ int do_resummarize(const ResummarizeArgs& args) {
   RunDocument doc = read_run_file(args.run);
   const OutputPath out = OutputPath::resolve(args.out);
   if (!doc.device.is_object()) throw UserError(args.run + ": the run file has no device description");
-  const DeviceInfo device = device_from_json(doc.device);
+  DeviceInfo device;
+  try {
+    device = device_from_json(doc.device);
+  } catch (const std::invalid_argument& e) {  // "device: missing field 'name'": the file, not us
+    throw UserError(args.run + ": " + e.what());
+  }
   std::vector<std::string> order;
   std::map<std::string, std::vector<Record>> points;
   std::vector<Record> kept;  // derived records of probes this build does not know

@@ -61,7 +61,7 @@ struct ReportArgs {
 // the coverage counts drawn on the first page.
 nlohmann::json html_context(const RunDocument& doc, const std::string& markdown) {
   const auto probes = registered_probes();
-  return {{"title", "gpudissect report: " + chip_label(doc)},
+  return {{"title", "gpudissect report: " + printable(chip_label(doc))},
           {"markdown", markdown},
           {"probes", probes_reading_json(probes)},
           {"coverage", is_reference(doc) ? nlohmann::json::array()
@@ -76,6 +76,7 @@ bool same_arch(const RunDocument& ref, const RunDocument& run) {
                                    r["reference"]["arch"].is_string()
                                ? r["reference"]["arch"].get<std::string>()
                                : "";
+  if (!run.device.is_object()) return false;  // a run file may carry "device": null
   const int major = run.device.value("cc_major", 0), minor = run.device.value("cc_minor", 0);
   return arch == "sm_" + std::to_string(major * 10 + minor);
 }
@@ -346,7 +347,7 @@ int do_validate(const ValidateArgs& args) {
     doc.update(validation_json(rep));
     out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   } else if (args.format == "html") {
-    out.write(render_html(nullptr, {{"title", "gpudissect: " + rep.chip + " against the published record"},
+    out.write(render_html(nullptr, {{"title", "gpudissect: " + printable(rep.chip) + " against the published record"},
                                {"markdown", validation_markdown(rep)},
                                {"validation", validation_json(rep)["rows"]}}));
   } else {
@@ -403,7 +404,7 @@ int do_import(const ImportArgs& args) {
   }
   const std::vector<ImportOutcome> outcomes = import_runs(args.db, docs, args.replace);
   for (std::size_t i = 0; i < docs.size(); ++i)
-    std::cout << "imported " << docs[i].run_id << " (" << docs[i].records.size() << " records)"
+    std::cout << "imported " << printable(docs[i].run_id) << " (" << docs[i].records.size() << " records)"
               << (outcomes[i] == ImportOutcome::SameRunAgain ? ": the same run was stored already and is refreshed"
                   : outcomes[i] == ImportOutcome::ReplacedDifferent ? ": REPLACED the stored run of that id (--replace)"
                                                                     : "")

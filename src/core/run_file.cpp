@@ -1,6 +1,7 @@
 #include "core/run_file.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -74,7 +75,26 @@ static std::string record_label(const json& records, std::size_t i) {
 // The device object's fields with the types device_from_json reads them as (the one reader of
 // them), each tried alone beside placeholder required fields: a wrong type is named where the
 // file is read, not met later as an internal error in whichever command reads the field.
+// The device's numbers are read as int (counts, clocks, versions) but for its byte sizes: a value
+// outside that range (an sm_count of -4e18, found by the run-model fuzzer) would be converted with
+// undefined behaviour wherever it is read.
+static void check_device_numbers(const json& v, const std::string& key) {
+  static const std::set<std::string> kWide = {"shared_per_sm", "shared_per_block", "shared_per_block_optin",
+                                              "l2_bytes", "global_mem_bytes"};
+  if (v.is_object()) {
+    for (const auto& [k, x] : v.items()) check_device_numbers(x, k);
+  } else if (v.is_array()) {
+    for (const auto& x : v) check_device_numbers(x, key);
+  } else if (v.is_number()) {
+    const double x = v.get<double>();
+    const double limit = kWide.count(key) ? 9.0e18 : 2147483647.0;
+    if (!std::isfinite(x) || x > limit || x < -limit)
+      throw std::invalid_argument("device: field '" + key + "' is out of range (" + v.dump() + ")");
+  }
+}
+
 static void check_device_fields(const json& device) {
+  check_device_numbers(device, "device");
   static const json kRequired = {{"name", ""}, {"cc_major", 0}, {"cc_minor", 0}, {"sm_count", 0}};
   for (const auto& [key, value] : device.items()) {
     json one = kRequired;

@@ -1,4 +1,5 @@
 #include "report/csv.hpp"
+#include "report/format.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -56,7 +57,7 @@ std::string csv_field(std::string_view s) {
   // A spreadsheet runs a cell that starts with = + - @ (or tab, carriage return) as a formula
   // (=HYPERLINK(...) becomes a live link): such text gets a leading apostrophe, as OWASP's CSV
   // injection guidance recommends. Numbers pass as they are.
-  std::string text(s);
+  std::string text = printable(s);  // no control character from a run file reaches a terminal or sheet
   if (!text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos && !is_number(text))
     text.insert(text.begin(), '\'');
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;

@@ -78,7 +78,25 @@ static std::string pad_left(std::string_view s, std::size_t width) {
   return std::string(w < width ? width - w : 0, ' ') + std::string(s);
 }
 
-std::string markdown_escape(std::string_view s) {
+std::string printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const bool c1 = c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(s[i + 1]) <= 0x9F && static_cast<unsigned char>(s[i + 1]) != 0x85;
+    if ((c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c == 0x7F) out += "\xEF\xBF\xBD";  // U+FFFD
+    else if (c1) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else out += static_cast<char>(c);
+  }
+  return out;
+}
+
+std::string markdown_escape(std::string_view raw) {
+  const std::string text = printable(raw);
+  const std::string_view s = text;
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {

@@ -23,7 +23,12 @@ std::size_t display_width(std::string_view s);
 // `s` filled with spaces to `width` display columns; longer text is kept whole, never cut.
 std::string pad(std::string_view s, std::size_t width);
 
-// Data placed in Markdown (a table cell, a heading): pipes escaped, line breaks flattened (U+2028,
+// Text from a run file with control characters made harmless: C0 controls but tab and line breaks,
+// DEL and C1 controls become U+FFFD (an ESC sequence in a report or on standard output would drive
+// the reader's terminal: clear it, retitle it). Line breaks are kept for the caller.
+std::string printable(std::string_view s);
+// Data placed in Markdown (a table cell, a heading): control characters as printable() makes them,
+// pipes escaped, line breaks flattened (U+2028,
 // U+2029 and U+0085 too), and what would open raw HTML or turn text into a link target escaped, so
 // run-file content never becomes markup.
 std::string markdown_escape(std::string_view s);

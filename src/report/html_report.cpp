@@ -14,6 +14,7 @@
 #include "core/missing_tool.hpp"
 #include "core/spawn.hpp"
 #include "core/temp_paths.hpp"
+#include "report/format.hpp"
 
 namespace gd {
 namespace fs = std::filesystem;
@@ -76,6 +77,23 @@ struct TempDir {
   }
 };
 
+// The run as the figures see it: every key and string made printable(), so no control character
+// of a run file reaches a label, an SVG comment or the page.
+nlohmann::json printable_strings(const nlohmann::json& j) {
+  if (j.is_string()) return printable(j.get_ref<const std::string&>());
+  if (j.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& x : j) out.push_back(printable_strings(x));
+    return out;
+  }
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [k, v] : j.items()) out[printable(k)] = printable_strings(v);
+    return out;
+  }
+  return j;
+}
+
 }  // namespace
 
 PythonRuntime find_python_runtime() {
@@ -124,7 +142,7 @@ std::string render_html(const nlohmann::json& run, const nlohmann::json& context
     throw MissingTool("the HTML report draws its figures with pandas and matplotlib, which '" + rt.python +
                       "' lacks (" + last_line(read_all(log)) + "): " + install);
   const fs::path ctx = tmp.path / "context.json", out = tmp.path / "report.html";
-  std::ofstream(ctx) << context.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::ofstream(ctx) << printable_strings(context).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   // The package's folder goes first on sys.path, ahead of anything installed under the same name.
   std::vector<std::string> argv = {rt.python, "-I", "-c",
                                    "import sys; sys.path.insert(0, sys.argv.pop(1)); from gpudissect.__main__ import main; "
@@ -132,7 +150,7 @@ std::string render_html(const nlohmann::json& run, const nlohmann::json& context
                                    rt.package_dir, "html", "--context", ctx.string(), "--out", out.string()};
   if (!run.is_null()) {
     const fs::path run_file = tmp.path / "run.json";
-    std::ofstream(run_file) << run.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::ofstream(run_file) << printable_strings(run).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     argv.insert(argv.end(), {"--run", run_file.string()});
   }
   const int rc = run_child(argv, log);

@@ -203,7 +203,7 @@ std::string throttle_cell(const Record& r) {
 std::string convergence_cell(const Convergence& c) {
   if (!c.recorded) return "";
   if (c.converged) return "n=" + std::to_string(c.n);
-  return "**" + c.stop_reason + "** n=" + std::to_string(c.n) + " ⚠";
+  return "**" + markdown_escape(c.stop_reason) + "** n=" + std::to_string(c.n) + " ⚠";
 }
 
 std::string clock_cell(const Record& r) {

@@ -33,6 +33,25 @@ TEST(ReportCommand, MarkdownToFile) {
   EXPECT_NE(md.find("## Skipped and failed"), std::string::npos);
 }
 
+// A run file may say "device": null; report and validate met it with value() on null and
+// exited 70 "internal error" (found by the run-model fuzzer).
+TEST(ReportCommand, ARunWithoutADeviceReportsAndValidates) {
+  TempDir dir;
+  const std::string run = dir.file("nodevice.json");
+  std::ofstream(run) << R"({"tool":{"name":"gpudissect","version":"x"},"schema_version":2,"run_id":"a",)"
+                     << R"("started_at":"x","device":null,"records":[]})";
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_cli({"report", run, "--out", dir.file("r.md")}), 0);
+  int validated = -1;
+  try {
+    validated = run_cli({"validate", run});
+  } catch (const UserError&) {
+    validated = 2;  // no published record for an unknown chip is a usage error, not a crash
+  }
+  testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(validated == 0 || validated == 2) << validated;
+}
+
 TEST(ReportCommand, CsvToFile) {
   TempDir dir;
   EXPECT_EQ(run_cli({"report", fixture("runs/h200_small.json"), "--format", "csv", "-o", dir.file("r.csv")}), 0);

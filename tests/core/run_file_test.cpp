@@ -152,6 +152,25 @@ TEST(RunFile, InputsPastTheLimitsAreRefusedNamingTheLimit) {
             std::string::npos);
 }
 
+// A device number outside what its reader converts to (an sm_count of -4.35e18, found by the
+// run-model fuzzer) is refused where the file is read, not converted with undefined behaviour.
+TEST(RunFile, DeviceNumbersOutOfRangeAreRefused) {
+  TempDir dir;
+  for (const auto& [field, value] : std::vector<std::pair<std::string, json>>{
+           {"sm_count", -4.35e18}, {"cc_major", 3e9}, {"max_sm_clock_mhz", 1e300}}) {
+    json j = to_json(test_support::sample_run());
+    j["device"][field] = value;
+    write_text(dir.file("d.json"), j.dump());
+    EXPECT_NE(user_error_of([&] { read_run_file(dir.file("d.json")); }).find("'" + field + "' is out of range"),
+              std::string::npos)
+        << field;
+  }
+  json j = to_json(test_support::sample_run());
+  j["device"]["global_mem_bytes"] = 150000000000LL;  // a byte size past int is fine
+  write_text(dir.file("big.json"), j.dump());
+  EXPECT_NO_THROW(read_run_file(dir.file("big.json")));
+}
+
 // The same run id with other measurements is two runs, one of which would silently stand for the
 // other in a merge or import (issue 36 item 5); the same run given twice is kept once.
 TEST(RunFiles, ARepeatedRunIsKeptOnceAndAnImpostorIsRefused) {

@@ -1,3 +1,4 @@
+#include "report/csv.hpp"
 #include "report/format.hpp"
 
 #include <gtest/gtest.h>
@@ -74,6 +75,17 @@ TEST(Format, MarkdownEscapeKeepsDataFromBecomingMarkup) {
   EXPECT_EQ(markdown_escape("[x](javascript:alert(1))"), "[x\\](javascript:alert(1))");
   EXPECT_EQ(markdown_escape("a\u2028| b | c\u2029d\u0085e"), "a \\| b \\| c d e");
   EXPECT_EQ(markdown_escape("< 5 % and x<3"), "< 5 % and x<3") << "a '<' that opens no tag stays as written";
+}
+
+// An ESC sequence in a device name cleared and retitled the terminal of whoever ran `cat` on the
+// report or `import` (the hostile corpus): control characters become U+FFFD, text stays.
+TEST(Format, ControlCharactersNeverReachAReader) {
+  EXPECT_EQ(printable(std::string("a\0b\x07" "c\x1b[2J\x7f", 10) + "\tz"),
+            "a\uFFFDb\uFFFD" "c\uFFFD[2J\uFFFD\tz");
+  EXPECT_EQ(printable("\xC2\x9B" "31m"), "\uFFFD" "31m") << "C1 CSI";
+  EXPECT_EQ(printable("line\nbreak \u00e9 \u2028"), "line\nbreak \u00e9 \u2028") << "breaks are the caller's; text stays";
+  EXPECT_EQ(markdown_escape(std::string("x\x1b]0;pwned\x07y")), "x\uFFFD]0;pwned\uFFFDy");
+  EXPECT_EQ(csv_field(std::string("\x1b[2J=1")), "\uFFFD[2J=1");
 }
 
 TEST(MarkdownTable, AlignedColumnsAndSeparators) {

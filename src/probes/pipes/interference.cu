@@ -312,7 +312,7 @@ void summarize_coissue(SummaryContext& sc) {
     Record& d = sc.derive({{"view", std::string("matrix")}}, {r});
     for (const Metric& m : r->metrics) sc.add_metric(d, m.name, m.stats);
     for (const char* key : {"view", "classes", "references", "matrix", "matrix_meaning", "backpressure", "backpressure_meaning"})
-      d.extra[key] = r->extra[key];
+      if (const auto it = r->extra.find(key); it != r->extra.end()) d.extra[key] = *it;  // absent in a damaged file
     summarize_coissue_verdicts(sc, *r, d);
   }
 }

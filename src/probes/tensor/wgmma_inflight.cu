@@ -44,13 +44,17 @@ void summarize_inflight(SummaryContext& sc) {
         if (points.empty()) continue;
         Record* best = sc.derive_best({{"op", op}, {"n", n}, {"warpgroups", wg}, {"groups_in_flight", std::string("best")}},
                                       points, "throughput/flops_per_clk_per_sm");
-        if (!best) continue;
-        const double top = best->metric("throughput/flops_per_clk_per_sm")->value();
+        // A point without the rate (a damaged run file through resummarize) has no fraction.
+        const Metric* best_rate = best ? best->metric("throughput/flops_per_clk_per_sm") : nullptr;
+        if (!best_rate) continue;
+        const double top = best_rate->value();
         std::int64_t knee = 0;
         nlohmann::json fractions = nlohmann::json::object();
         for (const Record* p : points) {
+          const Metric* rate = p->metric("throughput/flops_per_clk_per_sm");
+          if (!rate) continue;
           const std::int64_t g = std::get<std::int64_t>(*find_param(p->params, "groups_in_flight"));
-          const double f = p->metric("throughput/flops_per_clk_per_sm")->value() / top;
+          const double f = rate->value() / top;
           fractions[std::to_string(g)] = f;
           if (f >= 0.9 && (knee == 0 || g < knee)) knee = g;
         }
