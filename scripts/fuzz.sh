@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz: cubin/ELF and fatbin reader, run-file and journal
-# reader, command line) with clang against an existing build, and runs each for a bounded time.
+# reader, command line, run files built from the input through the report, CSV and fleet writers,
+# the probes' analyses as resummarize runs them) with clang against an existing build, and runs
+# each for a bounded time.
 # Prints executions and crashes per target; exits 1 when a target crashed (the input is kept in
 # the work folder), 77 when clang's libFuzzer is not installed (scripts/setup.sh installs it).
 #
-#   scripts/fuzz.sh [--seconds N] [--build DIR] [--work DIR] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--build DIR] [--fuzz-build DIR] [--work DIR] [TARGET...]
+#
+# --fuzz-build: where the fuzz targets are built (default: DIR/fuzz of --build).
 #
 # CI runs a few seconds each (ctest fuzz.bounded); a longer hunt: scripts/fuzz.sh --seconds 600.
 set -uo pipefail
@@ -12,17 +16,19 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=5
 build=${BUILD_DIR:-$root/build}
 work=
+fuzz_build=
 targets=()
 while (($#)); do
   case $1 in
     --seconds) seconds=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
+    --fuzz-build) fuzz_build=$2; shift 2 ;;
     -*) echo "fuzz: unknown option '$1' (see the header of $0)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
-((${#targets[@]})) || targets=(cubin_fuzz run_file_fuzz cli_fuzz)
+((${#targets[@]})) || targets=(cubin_fuzz run_file_fuzz cli_fuzz run_model_fuzz resummarize_fuzz)
 work=${work:-$build/fuzz-work}
 clangxx=$(command -v clang++ || true)
 probe=$(mktemp -d)
@@ -35,7 +41,7 @@ if [[ -z $clangxx ]] ||
 fi
 [[ -f $build/libgpudissect_core.a ]] || { echo "fuzz: no gpudissect build at $build (run scripts/build.sh first)" >&2; exit 2; }
 
-fuzz_build=$build/fuzz
+fuzz_build=${fuzz_build:-$build/fuzz}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -58,6 +64,9 @@ seeds_of() {
       echo "$d" ;;
     run_file_fuzz) echo "$root/tests/fixtures/runs $root/tests/fuzz/seeds/run_file" ;;
     cli_fuzz) echo "$root/tests/fuzz/seeds/cli" ;;
+    # The structure-aware targets read choices, not files: their seeds are inputs of earlier runs.
+    run_model_fuzz) echo "$root/tests/fuzz/seeds/run_model" ;;
+    resummarize_fuzz) echo "$root/tests/fuzz/seeds/resummarize" ;;
   esac
 }
 
@@ -73,7 +82,7 @@ for t in "${targets[@]}"; do
   rc=$?
   runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
   crashes=$(find "$work/crashes-$t" -type f -newer "$work/.start-$t" | wc -l)
-  printf 'fuzz %-14s %8s executions in %ss, %s crash(es), corpus %s inputs; log %s\n' \
+  printf 'fuzz %-18s %8s executions in %ss, %s crash(es), corpus %s inputs; log %s\n' \
     "$t:" "${runs:-?}" "$seconds" "$crashes" "$(find "$corpus" -type f | wc -l)" "$log"
   if ((rc != 0 || crashes > 0)); then
     echo "fuzz: $t failed (exit $rc); crashing inputs in $work/crashes-$t/:" >&2
