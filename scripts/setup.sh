@@ -67,9 +67,9 @@ for line in open(sys.argv[1]):
 PY
 }
 if ! pins_held; then
-  echo "setup: installing pandas, matplotlib and pytest (versions of python/constraints.txt) into $venv"
+  echo "setup: installing pandas, matplotlib, pytest and jsonschema (versions of python/constraints.txt) into $venv"
   [[ -x $venv/bin/python3 ]] || python3 -m venv "$venv"
-  "$venv/bin/python3" -m pip install -q --disable-pip-version-check -c "$constraints" pandas matplotlib pytest
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check -c "$constraints" pandas matplotlib pytest jsonschema
 fi
 
 # CUTLASS's C++ headers, for gemm.ceiling.cutlass's own GEMM kernels: CMake finds them in this venv

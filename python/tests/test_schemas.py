@@ -1,0 +1,145 @@
+"""The JSON Schemas in schemas/ (draft 2020-12), checked with the jsonschema package: each schema is
+itself valid, every committed run and reference dataset and the test fixture match run.schema.json
+(journal lines included), and the --json documents of list, verify, compare, validate and info match
+theirs. A schema that accepted anything would pass all of this, so each is also shown to reject."""
+import copy
+import json
+import os
+import subprocess
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from conftest import BINARY, ROOT
+
+SCHEMAS = ROOT / "schemas"
+RUNS = sorted(p for d in ("data/measured", "data/reference") for p in (ROOT / d).glob("*.json")
+              if "schema_version" in json.loads(p.read_text()))
+FIXTURE = ROOT / "tests" / "fixtures" / "runs" / "h200_small.json"
+
+
+def load(name):
+    return json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+
+
+# Every schema under its $id, so a reference from one schema to another resolves.
+REGISTRY = Registry().with_resources(
+    (s["$id"], Resource.from_contents(s)) for s in (json.loads(p.read_text()) for p in SCHEMAS.glob("*.json")))
+
+
+def validator(name, definition=None):
+    schema = load(name)
+    if definition:
+        schema = {"$ref": f"{schema['$id']}#/$defs/{definition}"}
+    return Draft202012Validator(schema, registry=REGISTRY)
+
+
+def errors(name, doc, definition=None):
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+            for e in validator(name, definition).iter_errors(doc)][:10]
+
+
+@pytest.mark.parametrize("path", sorted(SCHEMAS.glob("*.json")), ids=lambda p: p.name)
+def test_every_schema_is_a_valid_draft_2020_12_schema(path):
+    schema = json.loads(path.read_text())
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
+
+
+def test_there_are_committed_runs_to_check():
+    assert len(RUNS) >= 8, RUNS  # measured runs and the reference datasets
+
+
+@pytest.mark.parametrize("path", RUNS + [FIXTURE], ids=lambda p: p.name)
+def test_every_committed_run_matches_the_run_schema(path):
+    assert errors("run", json.loads(path.read_text())) == []
+
+
+def journal_of(run):
+    """The lines a journal of this run holds: header, records, finish (as RunJournal writes them)."""
+    header = {k: v for k, v in run.items() if k != "records"}
+    finish = {"finished_at": run.get("finished_at") or "", "complete": run.get("complete", False)}
+    return ([{"gpudissect_journal": 1, "header": header}] + [{"record": r} for r in run["records"]]
+            + [{"finish": finish}])
+
+
+def test_journal_lines_match_their_definitions():
+    run = json.loads(RUNS[-1].read_text())
+    lines = journal_of(run)
+    kinds = ["journal_header"] + ["journal_record"] * len(run["records"]) + ["journal_finish"]
+    for line, kind in zip(lines, kinds):
+        assert errors("run", line, kind) == [], kind
+    with_records = copy.deepcopy(lines[0])
+    with_records["header"]["records"] = []
+    assert errors("run", with_records, "journal_header"), "a journal header carries no records"
+
+
+def test_the_run_schema_rejects_what_the_reader_refuses():
+    good = json.loads(FIXTURE.read_text())
+    for damage, where in (
+            (lambda d: d["records"][0].update(status="weird"), "records/0/status"),
+            (lambda d: d["records"][0]["metrics"][0].pop("n"), "records/0/metrics/0"),
+            (lambda d: d["records"][0]["params"].update(chain=[1]), "records/0/params/chain"),
+            (lambda d: d.update(schema_version=99), "schema_version"),
+            (lambda d: d["device"].pop("sm_count"), "device"),
+            (lambda d: d.pop("records"), ""),
+            (lambda d: d.update(surprise=1), "")):
+        doc = copy.deepcopy(good)
+        damage(doc)
+        found = errors("run", doc)
+        assert found, f"accepted a run damaged at '{where}'"
+        assert any(e.startswith(where) for e in found), (where, found)
+
+
+def binary_json(*args):
+    if not BINARY:
+        pytest.skip("GPUDISSECT_BINARY is not set (ctest sets it)")
+    r = subprocess.run([BINARY, *args], capture_output=True, text=True, env={**os.environ, "GPUDISSECT_CACHE_DIR": "off"})
+    return r.returncode, (json.loads(r.stdout) if r.stdout.strip().startswith("{") else None), r
+
+
+def test_list_json_matches_its_schema():
+    rc, doc, r = binary_json("list", "--json")
+    assert rc == 0, r.stderr
+    assert errors("list", doc) == []
+    del doc["probes"][0]["id"]
+    assert errors("list", doc), "the list schema accepts a probe without an id"
+
+
+def test_verify_json_matches_its_schema():
+    rc, doc, r = binary_json("verify", "--json", "--arch", "sm_90a", "--filter", "latency.alu.ffma")
+    assert rc in (0, 1), r.stderr  # 1 without a disassembler: nothing verified
+    assert errors("verify", doc) == []
+    doc["results"][0]["sass"] = "fine"
+    assert errors("verify", doc)
+
+
+def test_compare_json_matches_its_schema():
+    rc, doc, r = binary_json("compare", "--json", str(FIXTURE), str(FIXTURE))
+    assert rc == 0, r.stderr
+    assert errors("compare", doc) == []
+    rc, other, r = binary_json("compare", "--json", str(FIXTURE), str(RUNS[0]))  # records only one side has
+    assert rc == 0, r.stderr
+    assert errors("compare", other) == [] and other["only_b"]
+
+
+def test_validate_json_matches_its_schema():
+    suite = max((p for p in RUNS if p.name.endswith("-suite.json")), key=lambda p: p.name)
+    rc, doc, r = binary_json("validate", "--json", str(suite))
+    assert rc == 0, r.stderr
+    assert errors("validate", doc) == []
+
+
+def test_info_json_and_every_measured_runs_device_match_the_info_schema():
+    for path in [p for p in RUNS if "data/measured" in str(p)] + [FIXTURE]:
+        device = json.loads(path.read_text())["device"]
+        assert errors("info", device, "device") == [], path.name
+    broken = copy.deepcopy(json.loads(FIXTURE.read_text())["device"])
+    broken.pop("sm_count")
+    assert errors("info", broken, "device")
+    rc, doc, r = binary_json("info", "--json")
+    if rc == 3:
+        pytest.skip("no usable GPU here: the device objects of the committed runs are checked above")
+    assert rc == 0, r.stderr
+    assert errors("info", doc) == []
