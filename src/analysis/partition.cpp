@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/median.hpp"
 #include "core/stats.hpp"
 
 namespace gd {
@@ -16,10 +17,6 @@ double rms_diff(const std::vector<double>& a, const std::vector<double>& b) {
   return std::sqrt(s / double(a.size()));
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  return summarize(v).median;
-}
 
 }  // namespace
 

@@ -5,15 +5,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/median.hpp"
+
 namespace gd {
 
 namespace {
-double median_of(std::span<const double> v) {
-  std::vector<double> s(v.begin(), v.end());
-  std::sort(s.begin(), s.end());
-  const std::size_t n = s.size();
-  return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-}
 
 // Longest run starting at `i` whose points all lie within tolerance of the run's median.
 std::size_t extend_run(std::span<const double> y, std::size_t i, double tol) {

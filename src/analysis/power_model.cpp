@@ -7,15 +7,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/median.hpp"
+
 namespace gd {
 
-namespace {
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-}  // namespace
 
 PowerFit fit_power_vs_sms(std::span<const double> active_sms, std::span<const double> watts) {
   if (active_sms.size() != watts.size()) throw std::invalid_argument("fit_power_vs_sms: unequal lengths");

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/clock_check.hpp"
+#include "core/median.hpp"
 #include "report/format.hpp"
 
 namespace gd {
@@ -28,11 +29,6 @@ std::string gpu_label(const RunDocument& run) {
 
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 }  // namespace
 

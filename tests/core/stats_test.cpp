@@ -1,4 +1,5 @@
 #include "core/stats.hpp"
+#include "core/median.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -155,6 +156,21 @@ TEST(Repeat, MinTimeKeepsAConvergedMeasurementSampling) {
   EXPECT_TRUE(r.converged);
   EXPECT_GE(r.samples.size(), 5u);
   EXPECT_GE(t, 5.0);
+}
+
+}  // namespace
+}  // namespace gd
+
+namespace gd {
+namespace {
+
+// The one median (core/median.hpp) agrees with summarize()'s on odd and even counts, in any
+// order, and an empty sample has none (the copies it replaced read before an empty vector).
+TEST(MedianOf, OneDefinitionAgreesWithSummarize) {
+  const std::vector<std::vector<double>> samples = {{3}, {5, 1}, {9, 1, 5}, {4, 8, 1, 2}, {7, 7, 1, 9, 3, 3}};
+  for (const auto& s : samples) EXPECT_DOUBLE_EQ(median_of(s), summarize(s).median);
+  EXPECT_DOUBLE_EQ(median_of(std::vector<double>{4, 8, 1, 2}), 3.0);
+  EXPECT_TRUE(std::isnan(median_of(std::vector<double>{})));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "analysis/partition.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
+#include "core/median.hpp"
 #include "core/ptx.cuh"
 #include "core/ptx_memory.cuh"
 #include "core/registry.hpp"
@@ -245,11 +246,11 @@ std::string first_sm_curve(const Matrix& first, const PartitionMap& m, const std
     (m.line_home[l] == m.sm_group[0] ? near : far).push_back(first[0][l]);
   }
   if (all.empty()) return "";
-  const auto median_of = [](std::vector<double> v) { return v.empty() ? 0.0 : summarize(v).median; };
+  const auto median_or_0 = [](const std::vector<double>& v) { return v.empty() ? 0.0 : median_of(v); };
   const auto [lo, hi] = std::minmax_element(all.begin(), all.end());
   return "SM " + std::to_string(sms[0]) + " over " + std::to_string(all.size()) + " lines: " + std::to_string(near.size()) +
-         " homed near at " + std::to_string(std::lround(median_of(near))) + " cycles (median), " + std::to_string(far.size()) +
-         " far at " + std::to_string(std::lround(median_of(far))) + "; " + std::to_string(std::lround(*lo)) + "-" +
+         " homed near at " + std::to_string(std::lround(median_or_0(near))) + " cycles (median), " + std::to_string(far.size()) +
+         " far at " + std::to_string(std::lround(median_or_0(far))) + "; " + std::to_string(std::lround(*lo)) + "-" +
          std::to_string(std::lround(*hi)) + " cycles";
 }
 

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/median.hpp"
 #include "core/nvml.hpp"
 #include "core/registry.hpp"
 #include "wgmma_common.cuh"
@@ -27,7 +28,6 @@ Fill fill_named(const std::string& inputs) {
   throw UserError("inputs must be random, repeat or zero; got '" + inputs + "'");
 }
 
-double median_of(std::vector<double> v) { return v.empty() ? 0 : summarize(v).median; }
 
 // Each sample is one long launch (about 0.8 s at the peak clock); NVML's board power (a one-second
 // average on Hopper) and SM clock are read every 40 ms over its last third, after the previous
@@ -82,7 +82,7 @@ void run_power(ProbeContext& ctx) {
     ctx.extra()["power"] = "NVML unavailable: " + why;
     return;
   }
-  const double watts = median_of(power);
+  const double watts = power.empty() ? 0 : median_of(power);
   ctx.metric("power/board_w", summarize(power));
   ctx.metric("clock/nvml_sm_mhz", summarize(nvml_clock));
   if (watts > 0)
