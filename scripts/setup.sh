@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building gpudissect needs and is missing: Debian/Ubuntu packages through apt,
 # the NVML header and the CUDA disassemblers through pip where the CUDA toolkit lacks them, and
-# the reading side's Python (pandas, matplotlib, pytest) and CUTLASS's headers in a venv of the
-# checkout (.venv).
+# the reading side's Python (pandas, matplotlib, markdown-it-py, pytest) and CUTLASS's headers in a
+# venv of the checkout (.venv).
 # Idempotent: a machine that has everything installs nothing (and needs no network).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,9 +67,9 @@ for line in open(sys.argv[1]):
 PY
 }
 if ! pins_held; then
-  echo "setup: installing pandas, matplotlib, pytest and jsonschema (versions of python/constraints.txt) into $venv"
+  echo "setup: installing pandas, matplotlib, markdown-it-py, pytest and jsonschema (versions of python/constraints.txt) into $venv"
   [[ -x $venv/bin/python3 ]] || python3 -m venv "$venv"
-  "$venv/bin/python3" -m pip install -q --disable-pip-version-check -c "$constraints" pandas matplotlib pytest jsonschema
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check -c "$constraints" pandas matplotlib markdown-it-py pytest jsonschema
 fi
 
 # CUTLASS's C++ headers, for gemm.ceiling.cutlass's own GEMM kernels: CMake finds them in this venv

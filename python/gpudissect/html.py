@@ -7,6 +7,8 @@ import html
 import re
 
 import pandas as pd
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 
 from .figures import Figure, plan_figures, render_svg
 
@@ -17,6 +19,7 @@ th,td{border:1px solid #ccc;padding:2px 6px;vertical-align:top}
 th{background:#f2f2f2}
 td.r,th.r{text-align:right}
 blockquote{border-left:4px solid #e0a000;margin:.5em 0;padding:.2em .8em;background:#fff8e6}
+blockquote>p{margin:0}
 code{background:#f4f4f4;padding:0 2px}
 figure.gd-figure{margin:1em 0}
 figure.gd-figure svg{max-width:100%;height:auto}
@@ -32,101 +35,64 @@ def slug(text: str) -> str:
 
 # Link targets a page may carry: http(s), an anchor, or a relative path (no scheme). A run file's
 # string that reads `[x](javascript:...)` (or data:, vbscript:, any other scheme) stays text: the
-# page runs no script (issue 36 item 2).
+# page runs no script (issue 36 item 2). markdown-it asks this of every link and autolink target
+# after decoding its entities, and leaves a refused link as the text it was written as.
 _SAFE_TARGET = re.compile(r"^(?:https?://|#|[^:]*$)", re.IGNORECASE)
+# A heading may name its own anchor: `## text <a id="x"></a>` (the tag is taken out of its text).
+_ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
 
 
-def _link(m: re.Match) -> str:
-    label, target = m.group(1), html.unescape(m.group(2))
-    if not _SAFE_TARGET.match(target):
-        return m.group(0)
-    return f'<a href="{html.escape(target, quote=True)}">{label}</a>'
+def _safe_target(url: str) -> bool:
+    return bool(_SAFE_TARGET.match(url))
 
 
-def _inline(text: str) -> str:
-    text = html.escape(text, quote=False)
-    text = re.sub(r"`([^`]+)`", lambda m: f"<code>{m.group(1)}</code>", text)
-    text = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", text)
-    text = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", _link, text)
-    return text.replace("\\|", "|")
+def _parser() -> MarkdownIt:
+    """CommonMark with pipe tables; raw HTML is text, images are not drawn (the page fetches
+    nothing: `![x](u)` reads as `!` and a link), only safe link targets become links."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+    md.validateLink = _safe_target
+    return md
 
 
-def _cells(line: str) -> list[str]:
-    body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
-    if body.endswith("|") and not body.endswith("\\|"):
-        body = body[:-1]
-    return [c.strip() for c in re.split(r"(?<!\\)\|", body)]
+_MD = _parser()
 
 
-def _table(lines: list[str]) -> str:
-    head = _cells(lines[0])
-    align = ["r" if c.strip().endswith(":") else "" for c in _cells(lines[1])] if len(lines) > 1 else []
-    out = ["<table><thead><tr>"]
-    for i, c in enumerate(head):
-        cls = f' class="{align[i]}"' if i < len(align) and align[i] else ""
-        out.append(f"<th{cls}>{_inline(c)}</th>")
-    out.append("</tr></thead><tbody>")
-    for line in lines[2:]:
-        out.append("<tr>")
-        for i, c in enumerate(_cells(line)):
-            cls = f' class="{align[i]}"' if i < len(align) and align[i] else ""
-            out.append(f"<td{cls}>{_inline(c)}</td>")
-        out.append("</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
+def _unescape(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def markdown_to_html(md: str, after_heading=lambda level, text: "") -> str:
-    """The Markdown the binary writes (headings, pipe tables, paragraphs, lists, quotes, code
-    spans, bold, links) as HTML. `after_heading(level, text)` returns HTML placed right after a
-    heading (the figures of a probe's section)."""
-    out: list[str] = []
-    lines = md.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip():
-            i += 1
-            continue
-        m = re.match(r"^(#{1,6})\s+(.*)$", line)
-        if m:
-            level, text = len(m.group(1)), m.group(2).strip()
-            anchor = re.search(r'<a id="([^"]+)"></a>', text)
-            ident = anchor.group(1) if anchor else slug(re.sub(r"\\(.)", r"\1", text))
-            text = re.sub(r'<a id="[^"]+"></a>', "", text)
-            out.append(f'<h{level} id="{html.escape(ident, quote=True)}">{_inline(text)}</h{level}>')
-            out.append(after_heading(level, re.sub(r"\\(.)", r"\1", text)))
-            i += 1
-            continue
-        if line.lstrip().startswith("|"):
-            block = []
-            while i < len(lines) and lines[i].lstrip().startswith("|"):
-                block.append(lines[i])
-                i += 1
-            out.append(_table(block))
-            continue
-        if line.startswith(">"):
-            block = []
-            while i < len(lines) and lines[i].startswith(">"):
-                block.append(lines[i][1:].strip())
-                i += 1
-            out.append(f"<blockquote>{_inline(' '.join(block))}</blockquote>")
-            continue
-        if re.match(r"^\s*[-*] ", line):
-            items = []
-            while i < len(lines) and re.match(r"^\s*[-*] ", lines[i]):
-                items.append(re.sub(r"^\s*[-*] ", "", lines[i]))
-                i += 1
-            out.append("<ul>" + "".join(f"<li>{_inline(t)}</li>" for t in items) + "</ul>")
-            continue
-        block = []
-        while i < len(lines) and lines[i].strip() and not re.match(r"^(#|\||>|\s*[-*] )", lines[i]):
-            block.append(lines[i])
-            i += 1
-        out.append(f"<p>{_inline(' '.join(block))}</p>")
-    return "\n".join(out)
+    """The Markdown the binary writes as HTML (markdown-it-py: CommonMark and pipe tables). Each
+    heading gets `id` = slug() of its text; `after_heading(level, text)` returns HTML placed right
+    after it (the figures of a probe's section). Right-aligned table columns are `class="r"`."""
+    tokens = _MD.parse(md)
+    out: list[Token] = []
+    heading = ""
+    for i, tok in enumerate(tokens):
+        out.append(tok)
+        if tok.type == "heading_open":
+            inline = tokens[i + 1]
+            anchor = _ANCHOR.search(inline.content)
+            if anchor:
+                inline.content = _ANCHOR.sub("", inline.content).strip()
+                inline.children = _MD.parseInline(inline.content)[0].children
+            heading = _unescape(inline.content)
+            tok.attrSet("id", anchor.group(1) if anchor else slug(heading))
+        elif tok.type == "heading_close":
+            figures = after_heading(int(tok.tag[1]), heading)
+            if figures:
+                block = Token("html_block", "", 0)
+                block.content = figures + "\n"
+                out.append(block)
+        elif tok.type in ("th_open", "td_open"):
+            align = tok.attrs.pop("style", "")
+            if align in ("text-align:right", "text-align:center"):  # `---:` and `:---:`, as before
+                tok.attrSet("class", "r")
+        elif tok.type == "inline":
+            for child in tok.children or []:
+                if child.type == "link_open":
+                    child.attrs.pop("title", None)  # the binary writes none; nothing but href in a tag
+    return _MD.renderer.render(out, _MD.options, {})
 
 
 def _figure_html(fig: Figure, n: int) -> str:

@@ -69,3 +69,26 @@ def test_only_http_anchor_and_relative_link_targets_become_links():
     hrefs = re.findall(r'href="([^"]*)"', page)
     assert hrefs == ["https://example.org/x", "#anchor", "docs/method.md"], page
     assert "[a](javascript:alert(1))" in page, "the unsafe link stays as its text"
+
+
+def test_an_ampersand_in_a_link_target_is_escaped_once():
+    """Written bare or as the entity `&amp;`, it is one `&` of the target: `&amp;` in the href."""
+    page = markdown_to_html("[a](https://example.org/q?x=1&y=2) [b](https://example.org/q?x=1&amp;y=2)\n")
+    assert re.findall(r'href="([^"]*)"', page) == ["https://example.org/q?x=1&amp;y=2"] * 2, page
+
+
+def test_bold_next_to_a_code_span_nests():
+    page = markdown_to_html("`**kwargs` **bold** `code`\n")
+    assert "<code>**kwargs</code> <strong>bold</strong> <code>code</code>" in page, page
+
+
+def test_ordered_lists_and_emphasis():
+    page = markdown_to_html("1. first *one*\n2. second _two_\n")
+    assert re.search(r"<ol>\s*<li>first <em>one</em></li>\s*<li>second <em>two</em></li>\s*</ol>", page), page
+
+
+def test_images_and_raw_html_stay_text():
+    """The page fetches nothing and runs nothing: `![x](u)` is no <img>, `<b onclick=...>` is text."""
+    page = markdown_to_html('![i](https://example.org/i.png) <b onclick="x()">b</b> ![j](javascript:x)\n')
+    assert "<img" not in page and "<b " not in page and "&lt;b onclick=" in page, page
+    assert "![j](javascript:x)" in page and 'href="https://example.org/i.png"' in page

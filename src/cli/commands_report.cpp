@@ -143,7 +143,7 @@ void add_report(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--out,-o", args->out, "Write to this file (- or none: standard output)")->type_name("FILE");
   cmd->add_option("--format", args->format,
                   "md: Markdown report; html: the same with figures, one self-contained file (needs Python 3 with "
-                  "pandas and matplotlib: scripts/setup.sh); csv: one row per record and metric")
+                  "pandas, matplotlib and markdown-it-py: scripts/setup.sh); csv: one row per record and metric")
       ->check(CLI::IsMember({"md", "csv", "html"}))
       ->capture_default_str();
   cmd->callback([&action, args] { action = [args] { return do_report(*args); }; });

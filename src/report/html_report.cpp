@@ -129,17 +129,17 @@ std::string render_html(const nlohmann::json& run, const nlohmann::json& context
   TempDir tmp({"python.log", "context.json", "run.json", "report.html"});
   const fs::path log = tmp.path / "python.log";
   const std::string install =
-      "install them with scripts/setup.sh (a venv in .venv beside python/), or `pip install pandas matplotlib`, "
+      "install them with scripts/setup.sh (a venv in .venv beside python/), or `pip install pandas matplotlib markdown-it-py`, "
       "or point GPUDISSECT_PYTHON at a Python 3 that has them";
   // The child runs isolated (-I): the current folder is not on sys.path (a types.py, json.py or
   // pandas.py there would run, or shadow the standard library and read as "lacks pandas"), and
   // PYTHONPATH, PYTHONSTARTUP and the user's site-packages are ignored.
-  const int probe = run_child({rt.python, "-I", "-c", "import pandas, matplotlib"}, log);
+  const int probe = run_child({rt.python, "-I", "-c", "import pandas, matplotlib, markdown_it"}, log);
   if (probe == -1 || probe == 127)
-    throw MissingTool("the HTML report draws its figures with Python 3, pandas and matplotlib, and '" + rt.python +
+    throw MissingTool("the HTML report draws its figures with Python 3, pandas, matplotlib and markdown-it-py, and '" + rt.python +
                       "' cannot be run: " + install);
   if (probe != 0)
-    throw MissingTool("the HTML report draws its figures with pandas and matplotlib, which '" + rt.python +
+    throw MissingTool("the HTML report draws its figures with pandas, matplotlib and markdown-it-py, which '" + rt.python +
                       "' lacks (" + last_line(read_all(log)) + "): " + install);
   const fs::path ctx = tmp.path / "context.json", out = tmp.path / "report.html";
   std::ofstream(ctx) << printable_strings(context).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -101,7 +101,7 @@ TEST(ReportCommand, HtmlWithoutPandasSaysWhatToInstall) {
                                    " report " + sass::shell_quote(kRun) + " --format html --out - 2>&1");
   // Its own exit code (69, a program the command needs is missing): 3 says "no usable GPU".
   EXPECT_EQ(r.status, 69) << r.output;
-  EXPECT_NE(r.output.find("Python 3, pandas and matplotlib"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Python 3, pandas, matplotlib and markdown-it-py"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("scripts/setup.sh"), std::string::npos) << r.output;
 }
 
