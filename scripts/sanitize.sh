@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every probe in --quick mode, each point measured once (--single-sample; --functional for
 # the tools --functional-tools names: the tools slow kernels a hundredfold) under compute-sanitizer's memcheck, racecheck and synccheck
-# (on a machine with a GPU) and prints one summary line per tool. Exits 1 when any tool reports
+# (on a machine with a GPU) and prints one summary line per tool, decided by compute-sanitizer's exit
+# code and counted from its XML records (scripts/sanitizer_xml.py). Exits 1 when any tool reports
 # an error, 2 when compute-sanitizer or the binary is missing.
 #
 #   scripts/sanitize.sh [--exe FILE] [--tools memcheck,racecheck] [--jobs N] [--out DIR]
@@ -57,6 +58,7 @@ exclude_from=racecheck,synccheck
 racecheck_skip=gemm.ceiling.cublas,power.gemm_efficiency,power.clock_response
 functional_tools=racecheck
 print_limit=20
+error_exit=86  # compute-sanitizer's exit code when it found an error (--error-exitcode)
 depth=2
 groups=
 run_args=()
@@ -135,36 +137,37 @@ sanitize_one() {
   local filter=() mode=--single-sample
   [[ -n $exclude_kernels && ,$exclude_from, == *,$tool,* ]] && filter=(--kernel-name-exclude "kns=$exclude_kernels")
   [[ ,$functional_tools, == *,$tool,* ]] && mode=--functional
-  "$sanitizer" --tool "$tool" --target-processes all --print-limit "$print_limit" "${filter[@]}" \
+  # The verdict is compute-sanitizer's own: its exit code (--error-exitcode) says whether it found
+  # an error, its XML records (--xml --save, one document per process: %p is the pid) say how
+  # many; its text log is kept for reading.
+  rm -f "$out/$tool-$name".*.xml
+  "$sanitizer" --tool "$tool" --target-processes all --print-limit "$print_limit" --error-exitcode "$error_exit" \
+    --xml --save "$out/$tool-$name.%p.xml" "${filter[@]}" \
     "$exe" run --quick "$mode" --no-progress --out "$out/$tool-$name" "${args[@]}" >"$log" 2>&1
   local rc=$?
-  # The summary lines (compute-sanitizer prints one for the run, child processes included):
-  # memcheck and synccheck "ERROR SUMMARY: N errors", racecheck "RACECHECK SUMMARY: H hazards
-  # displayed (N errors, W warnings)".
-  local e p
-  e=$(grep -Eo 'ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: .*\([0-9]+ error' "$log" |
-    sed -E 's/.*[:(] ?([0-9]+) error$/\1/' | awk '{s += $1} END {print s + 0}')
-  p=$(grep -cE 'ERROR SUMMARY:|RACECHECK SUMMARY:' "$log")
+  # Errors, processes that wrote their document, racecheck reports set aside, documents cut off.
   # racecheck models barriers, not the memory model: a flag passed through shared memory by a
   # release store and an acquire load is reported as a race although it is correct (the
   # reproducer: scripts/experiments/racecheck_release_acquire.cu, flagged on an H200 while its
   # barrier-synchronised twin is not). A report whose every access is one of our release/acquire
   # helpers (gd::ptx::st_release_*, ld_acquire_*) is set aside and counted apart, never silently;
   # any other access in the report keeps it an error. At the print limit nothing is set aside
-  # (a report not displayed could be a real one).
-  local ra=0
-  if [[ $tool == racecheck ]] && ((e < print_limit)); then
-    ra=$(awk -v t='(st_release_|ld_acquire_)[A-Za-z0-9_]*[(]' '
-      function close_block() { if (open && ok) n++; open = 0 }
-      /Race reported between/ { close_block(); open = 1; ok = 1 }
-      open && /access at/ { if ($0 !~ t) ok = 0 }
-      open && /^=+ *$/ { close_block() }
-      END { close_block(); print n + 0 }' "$log")
-    ((ra > e)) && ra=$e
-    e=$((e - ra))
+  # (a report not written could be a real one). Other tools set nothing aside.
+  local e p ra cut below=0
+  [[ $tool == racecheck ]] && below=$print_limit
+  local docs=()
+  mapfile -t docs < <(compgen -G "$out/$tool-$name.*.xml")
+  read -r e p ra cut < <(python3 "$root/scripts/sanitizer_xml.py" --set-aside-below "$below" "${docs[@]}")
+  # The exit code and the records must agree: an error code without a record (or a record
+  # without the code) is counted as an error, not trusted either way.
+  local found=$((e + ra > 0 ? 1 : 0)) said=$((rc == error_exit ? 1 : 0))
+  if ((found != said)); then
+    echo "sanitize: $tool $name: exit $rc but $((e + ra)) error record(s) in $p document(s): they disagree" >>"$log"
+    ((e == 0)) && e=1
   fi
+  ((cut > 0)) && echo "sanitize: $tool $name: $cut XML document(s) cut off (a process killed before it finished)" >>"$log"
   echo "$e $p $rc $ra" >"$out/$tool-$name.result"
-  printf '  %-9s %-22s %s error(s) in %s summary line(s); run exit %s; %4s s %s; %s%s%s\n' "$tool" "$name" "$e" "$p" "$rc" \
+  printf '  %-9s %-22s %s error(s) in %s process(es); exit %s; %4s s %s; %s%s%s\n' "$tool" "$name" "$e" "$p" "$rc" \
     "$((SECONDS - t0))" "${mode#--}" "$(grep -Eo '^[0-9]+ ok, [0-9]+ skipped, [0-9]+ failed' "$log" | tail -1)" \
     "${skipped[*]:+; not run under racecheck: ${skipped[*]}}" \
     "$( ((ra > 0)) && echo "; $ra release/acquire report(s) set aside (racecheck does not model them)")"
@@ -193,11 +196,11 @@ for tool in "${ordered[@]}"; do
     errors=$((errors + e)) processes=$((processes + p)) set_aside=$((set_aside + ${ra:-0}))
     if ((p == 0)); then missing+=("$name"); else done_cats+=("$name(rc=$rc,errors=$e)"); fi
   done
-  printf '%-10s %s error(s) in %s summary line(s); finished: %s%s%s\n' "$tool:" "$errors" "$processes" "${done_cats[*]:-none}" \
+  printf '%-10s %s error(s) in %s process(es); finished: %s%s%s\n' "$tool:" "$errors" "$processes" "${done_cats[*]:-none}" \
     "${skipped_groups[*]:+; skipped: ${skipped_groups[*]}}" \
     "$( ((set_aside > 0)) && echo "; $set_aside release/acquire report(s) set aside")"
   if ((${#missing[@]})); then
-    echo "sanitize: $tool produced no summary for: ${missing[*]} (the tool did not run or was cut off; see $out/$tool-*.log)" >&2
+    echo "sanitize: $tool wrote no XML record document for: ${missing[*]} (the tool did not run or was cut off; see $out/$tool-*.log)" >&2
     failed=1
   fi
   ((errors > 0)) && failed=1

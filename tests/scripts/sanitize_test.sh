@@ -11,32 +11,41 @@ mkdir -p "$tmp/bin"
 # it report one error; each run sleeps 1 s so that running at once shows in the wall time.
 cat >"$tmp/bin/compute-sanitizer" <<'SAN'
 #!/usr/bin/env bash
-tool=
+# Like compute-sanitizer: --xml --save FILE (%p: the pid) gets one document of <record>s,
+# --error-exitcode N is the exit code when it found an error.
+tool= save= code=0
 while [[ $1 == --* ]]; do
-  [[ $1 == --tool ]] && tool=$2
-  [[ $1 == --kernel-name-exclude ]] && echo "$tool $2" >>"$FAKE_LOG.exclude"
+  case $1 in
+    --xml) shift; continue ;;
+    --tool) tool=$2 ;;
+    --save) save=${2//%p/$$} ;;
+    --error-exitcode) code=$2 ;;
+    --kernel-name-exclude) echo "$tool $2" >>"$FAKE_LOG.exclude" ;;
+  esac
   shift 2
 done
 cat_name=$(printf '%s\n' "$@" | grep -A1 -- '--filter' | tail -1)
 echo "$cat_name" >>"$FAKE_LOG"
 sleep 1
 "$@"
-n=0; [[ $cat_name == *errors* ]] && n=1
+records=
+[[ $cat_name == *errors* ]] && records='<record><kind>Precise</kind><level>Error</level><what><text>Invalid __global__ write</text></what></record>'
 # "relacq" in the name: racecheck reports a flag passed by our release/acquire helpers; "mixed":
 # the same report with one plain shared-memory access in it.
 if [[ $tool == racecheck && ( $cat_name == *relacq* || $cat_name == *mixed* ) ]]; then
-  other='gd::ptx::ld_acquire_cluster_u32(unsigned int)+0x880 in ptx_cluster.cuh:99'
-  [[ $cat_name == *mixed* ]] && other='gd::fill_slots(unsigned int*)+0x140 in k.cuh:70'
-  echo "========= Error: Race reported between Write access at gd::ptx::st_release_cluster_u32(unsigned int, unsigned int)+0x990 in ptx_cluster.cuh:104"
-  echo "=========     and Read access at $other [56 hazards]"
-  echo "========= "
-  n=1
+  other='gd::ptx::ld_acquire_cluster_u32'
+  [[ $cat_name == *mixed* ]] && other='gd::fill_slots'
+  records="<record><kind>Analysis</kind><level>Error</level><what><text>Race condition</text>
+<source><direction>Write</direction><where><func>gd::ptx::st_release_cluster_u32</func><pc>0x990</pc></where></source>
+<destination><direction>Read</direction><where><func>$other</func><pc>0x880</pc></where><count>56</count></destination>
+</what></record>"
 fi
-if [[ $tool == racecheck ]]; then
-  echo "========= RACECHECK SUMMARY: $((2 * n)) hazards displayed ($n errors, $n warnings)"
-else
-  echo "========= ERROR SUMMARY: $n errors"
-fi
+# "nodoc": the process is killed before it writes its document; "liar": an error code, no record.
+[[ $cat_name == *nodoc* ]] && exit 137
+[[ -n $save ]] && printf '<?xml version="1.0" encoding="utf-8"?>\n<ComputeSanitizerOutput>%s</ComputeSanitizerOutput>\n' "$records" >"$save"
+[[ $cat_name == *liar* ]] && exit "$code"
+[[ -n $records ]] && exit "$code"
+exit 0
 SAN
 cat >"$tmp/bin/gd" <<'GD'
 #!/usr/bin/env bash
@@ -57,14 +66,14 @@ cat "$tmp/clean.txt"
 ((rc == 0)) || fail "a clean run exited $rc"
 (($(sort "$FAKE_LOG" | uniq -c | awk '$1 == 2' | wc -l) == 3)) || fail "each of 3 groups (alpha.x, beta.y, gamma.z) must run once per tool: $(sort "$FAKE_LOG" | tr '\n' ' ')"
 ((SECONDS - start <= 3)) || fail "--jobs 3 ran 6 one-second processes in $((SECONDS - start)) s: not at once"
-grep -q '^memcheck:  0 error(s) in 3 summary line(s)' "$tmp/clean.txt" || fail "no memcheck total line"
+grep -q '^memcheck:  0 error(s) in 3 process(es)' "$tmp/clean.txt" || fail "no memcheck total line"
 
 : >"$FAKE_LOG"
 FAKE_EXTRA=errors.q "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools racecheck --jobs 2 --out "$tmp/out2" >"$tmp/bad.txt" 2>&1
 rc=$?
 cat "$tmp/bad.txt"
 ((rc == 1)) || fail "one error must fail the run (exit 1), got $rc"
-grep -q '^racecheck: 1 error(s) in 4 summary line(s)' "$tmp/bad.txt" || fail "the error is not in the total"
+grep -q '^racecheck: 1 error(s) in 4 process(es)' "$tmp/bad.txt" || fail "the error is not in the total"
 
 # --group-depth 1: one process per category (alpha, beta, gamma).
 : >"$FAKE_LOG"
@@ -108,7 +117,7 @@ rc=$?
 ((rc == 0)) || fail "a run with skipped probes exited $rc: $(cat "$tmp/skip.txt")"
 [[ $(sort "$FAKE_LOG" | tr '\n' ' ') == "alpha.x alpha.x.one beta.y beta.y gamma.z " ]] ||
   fail "racecheck must run alpha.x.one and beta.y only, memcheck every group: $(sort "$FAKE_LOG" | tr '\n' ' ')"
-grep -q '^racecheck: 0 error(s) in 2 summary line(s); .*; skipped: gamma.z' "$tmp/skip.txt" || fail "the racecheck line must name the skipped group: $(cat "$tmp/skip.txt")"
+grep -q '^racecheck: 0 error(s) in 2 process(es); .*; skipped: gamma.z' "$tmp/skip.txt" || fail "the racecheck line must name the skipped group: $(cat "$tmp/skip.txt")"
 grep -q 'not run under racecheck: alpha.x.two' "$tmp/skip.txt" || fail "the group line must name the skipped probe"
 "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --racecheck-skip 'a b' >/dev/null 2>&1
 (($? == 2)) || fail "a malformed --racecheck-skip must be refused with exit 2"
@@ -119,12 +128,23 @@ FAKE_EXTRA="relacq.a mixed.b" "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --
   --out "$tmp/out10" >"$tmp/ra.txt" 2>&1
 rc=$?
 ((rc == 0)) || fail "a release/acquire report must not fail the run (exit $rc): $(cat "$tmp/ra.txt")"
-grep -q '^racecheck: 0 error(s) in 1 summary line(s); .*; 1 release/acquire report(s) set aside' "$tmp/ra.txt" ||
+grep -q '^racecheck: 0 error(s) in 1 process(es); .*; 1 release/acquire report(s) set aside' "$tmp/ra.txt" ||
   fail "the set-aside report must be counted on the tool line: $(cat "$tmp/ra.txt")"
 FAKE_EXTRA="relacq.a mixed.b" "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools racecheck --groups mixed.b \
   --out "$tmp/out11" >"$tmp/mixed.txt" 2>&1
 (($? == 1)) || fail "a report with a plain access must stay an error: $(cat "$tmp/mixed.txt")"
 grep -q '^racecheck: 1 error(s)' "$tmp/mixed.txt" || fail "the mixed report is not counted: $(cat "$tmp/mixed.txt")"
+
+# The exit code and the records decide together: an error code without a record is an error
+# (they disagree), and a process that wrote no document is named, not counted as clean.
+FAKE_EXTRA="liar.a nodoc.b" "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools memcheck --groups liar.a \
+  --out "$tmp/out14" >"$tmp/liar.txt" 2>&1
+(($? == 1)) || fail "an error exit code without a record must fail: $(cat "$tmp/liar.txt")"
+grep -q 'they disagree' "$tmp/out14/memcheck-liar.a.log" || fail "the disagreement is not said"
+FAKE_EXTRA="liar.a nodoc.b" "$root/scripts/sanitize.sh" --exe "$tmp/bin/gd" --tools memcheck --groups nodoc.b \
+  --out "$tmp/out15" >"$tmp/nodoc.txt" 2>&1
+(($? == 1)) || fail "a group without its XML document must fail: $(cat "$tmp/nodoc.txt")"
+grep -q 'wrote no XML record document for: nodoc.b' "$tmp/nodoc.txt" || fail "the group without a document is not named"
 
 # racecheck runs its probes at --functional sizes, the other tools at --single-sample's;
 # --functional-tools names the tools ('' none).
