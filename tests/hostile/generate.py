@@ -22,6 +22,7 @@ other free-form maps) is a field. The corpus:
 OUT_DIR/manifest.json lists every case for tests/hostile/run_hostile.py.
 """
 import copy
+import glob
 import json
 import os
 import re
@@ -29,7 +30,8 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE = os.path.join(REPO, "tests", "fixtures", "runs", "h200_small.json")
-SUITE = os.path.join(REPO, "data", "measured", "nvidia-h200-2026-12-02d-suite.json")
+# The project's current dataset: the newest committed full-suite run (names sort by date).
+SUITE = max(glob.glob(os.path.join(REPO, "data", "measured", "*-suite.json")), default="")
 
 # name -> template; "{t}" is where the field tag goes (kept away from the part that attacks).
 PAYLOADS = {

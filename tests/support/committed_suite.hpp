@@ -9,7 +9,7 @@
 namespace gd::test_support {
 
 inline const std::string kCommittedSuite =
-    std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02d-suite.json";
+    std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02e-suite.json";
 
 // The suite's run file, parsed once.
 inline const nlohmann::json& committed_suite() {
