@@ -53,14 +53,28 @@ std::string require_absolute_tool(const std::string& path, const std::string& se
   return path;
 }
 
+namespace {
+
+std::string resolved_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const auto found = find_tool_on_path(name);
+  if (!found) throw Error("cannot start " + name + ": not found in PATH's absolute folders or the CUDA toolkit");
+  return *found;
+}
+
+int wait_for(pid_t pid, const std::string& name) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw Error("waiting for " + name + ": " + std::strerror(errno));
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+}  // namespace
+
 int run_program(const std::vector<std::string>& argv, const std::string& log_path) {
   if (argv.empty()) throw Error("run_program: no program given");
-  std::string program = argv[0];
-  if (program.find('/') == std::string::npos) {
-    const auto found = find_tool_on_path(program);
-    if (!found) throw Error("cannot start " + program + ": not found in PATH's absolute folders or the CUDA toolkit");
-    program = *found;
-  }
+  const std::string program = resolved_program(argv[0]);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -72,11 +86,40 @@ int run_program(const std::vector<std::string>& argv, const std::string& log_pat
   const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw Error("cannot start " + argv[0] + ": " + std::strerror(rc));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw Error("waiting for " + argv[0] + ": " + std::strerror(errno));
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return wait_for(pid, argv[0]);
+}
+
+Captured run_capture(const std::vector<std::string>& argv, bool with_stderr) {
+  if (argv.empty()) throw Error("run_capture: no program given");
+  const std::string program = resolved_program(argv[0]);
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot make a pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  if (with_stderr) posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  else posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    throw Error("cannot start " + program + ": " + std::strerror(rc));
+  }
+  Captured out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n > 0) out.output.append(buf, static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EINTR) break;
+  }
+  ::close(fds[0]);
+  out.status = wait_for(pid, program);
+  return out;
 }
 
 std::string tail_of_file(const std::string& path, int max_lines) {

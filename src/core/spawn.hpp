@@ -27,6 +27,16 @@ std::string require_absolute_tool(const std::string& path, const std::string& se
 // Throws Error when it cannot be started.
 int run_program(const std::vector<std::string>& argv, const std::string& log_path);
 
+// Runs argv (as run_program finds it) and returns its exit status (or 128 + the signal) and what it
+// printed: stdout, and stderr too unless `with_stderr` is false (then it is discarded). No shell
+// is involved: arguments are passed as they are. Descriptors the caller opened without CLOEXEC
+// are inherited (a disassembler reads its input as /dev/fd/N). Throws Error when it cannot start.
+struct Captured {
+  int status = -1;
+  std::string output;
+};
+Captured run_capture(const std::vector<std::string>& argv, bool with_stderr = true);
+
 // The last `max_lines` lines of a text file (for error messages quoting a tool's log).
 std::string tail_of_file(const std::string& path, int max_lines);
 

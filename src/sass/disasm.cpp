@@ -70,8 +70,8 @@ std::vector<fs::path> python_wheel_dirs() {
   std::vector<fs::path> dirs;
   const auto python = find_tool_on_path("python3");
   if (!python) return dirs;
-  const CommandResult r = run_command(
-      shell_quote(*python) + " -I -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null");
+  const Captured r = run_capture({*python, "-I", "-c", "import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))"},
+                                 /*with_stderr=*/false);
   const std::string site = trim(r.output);
   if (r.status != 0 || site.empty() || site.front() != '/') return dirs;
   std::error_code ec;
@@ -95,7 +95,11 @@ std::string& rejected_tools() {
 }
 
 bool is_nvidia_tool(const std::string& path, const std::string& name) {
-  const CommandResult r = run_command(shell_quote(path) + " --version 2>&1");
+  Captured r;
+  try {
+    r = run_capture({path, "--version"});
+  } catch (const Error&) {  // not executable: passed over like any other non-tool
+  }
   if (r.status == 0 && r.output.rfind(version_banner(name), 0) == 0) return true;
   rejected_tools() += "; passed over " + path + ": its --version does not begin '" + version_banner(name) + "'";
   return false;
@@ -319,7 +323,7 @@ namespace {
 
 // Bytes handed to a disassembler as /dev/fd/N of an anonymous in-memory file: nothing is ever
 // written to disk, so an interrupted command (Ctrl-C during verify) leaves no temporary cubins.
-// The descriptor is inherited by the tool that popen starts, which opens it by that name.
+// The descriptor is inherited by the tool run_capture starts, which opens it by that name.
 class MemoryFile {
  public:
   MemoryFile(const void* data, std::size_t size) {
@@ -347,12 +351,11 @@ class MemoryFile {
 Disassembly disassemble_elf(const Cubin& cubin, const DisassemblerTools& tools) {
   Disassembly d;
   const MemoryFile file(cubin.bytes().data(), cubin.bytes().size());
-  const std::string cmd = tools.nvdisasm
-      ? shell_quote(*tools.nvdisasm) + " -c " + file.path() + " 2>&1"
-      : shell_quote(*tools.cuobjdump) + " -sass " + file.path() + " 2>&1";
-  const CommandResult r = run_command(cmd);
+  const std::vector<std::string> argv = tools.nvdisasm ? std::vector<std::string>{*tools.nvdisasm, "-c", file.path()}
+                                                      : std::vector<std::string>{*tools.cuobjdump, "-sass", file.path()};
+  const Captured r = run_capture(argv);
   if (r.status != 0)
-    throw Error("disassembler failed on an " + cubin.arch().name() + " cubin (" + cmd + "): " +
+    throw Error("disassembler failed on an " + cubin.arch().name() + " cubin (" + argv[0] + " " + argv[1] + "): " +
                 r.output.substr(0, 400));
   d.kernels = parse_disassembly(r.output);
   d.has_text = true;
@@ -540,7 +543,7 @@ bool disassemble_chunk(Chunk& chunk, const std::string& nvdisasm, const std::str
     ++cached;
   } else {
     const MemoryFile file(chunk.blob.data(), chunk.blob.size());
-    CommandResult r = run_command(shell_quote(nvdisasm) + " -b " + flag + " " + file.path() + " 2>&1");
+    Captured r = run_capture({nvdisasm, "-b", flag, file.path()});
     if (r.status != 0) return false;
     if (dir) disasm_cache_store(cache_file, r.output);
     text = std::move(r.output);

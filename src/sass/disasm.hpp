@@ -79,7 +79,8 @@ void set_disassembly_progress(bool on);
 // Raw words and control words only, for one kernel.
 std::vector<SassInstruction> raw_instructions(const Cubin& cubin, const Kernel& kernel);
 
-// Runs a shell command, returns its exit status and combined output.
+// Runs a shell command, returns its exit status and combined output. For tests and scripts that
+// need a shell; the tool itself starts programs through core/spawn's run_capture (argv, no shell).
 struct CommandResult {
   int status = -1;
   std::string output;

@@ -116,8 +116,9 @@ std::vector<Cubin> compile_corpus(const fs::path& dir, const Arch& arch, bool ex
   std::vector<CommandResult> results(files.size());
   parallel_for(files.size(), [&](std::size_t i) {
     cubins[i].emplace(".cubin");
-    results[i] = run_command(shell_quote(*nvcc) + " -cubin -O3 -gencode " + gencode(arch) + " -o " +
-                             shell_quote(cubins[i]->path()) + " " + shell_quote(files[i].string()) + " 2>&1");
+    const Captured c = run_capture({*nvcc, "-cubin", "-O3", "-gencode", gencode(arch), "-o", cubins[i]->path(),
+                                    files[i].string()});
+    results[i] = {c.status, c.output};
   });
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (results[i].status != 0) {
