@@ -70,28 +70,43 @@ int wait_for(pid_t pid, const std::string& name) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-}  // namespace
-
-int run_program(const std::vector<std::string>& argv, const std::string& log_path) {
-  if (argv.empty()) throw Error("run_program: no program given");
-  const std::string program = resolved_program(argv[0]);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+// Starts argv[0] (as resolved_program finds it) with `actions` applied to its descriptors, and
+// destroys `actions`. Returns the pid; 0 with the error in *error when it could not start.
+pid_t start(const std::vector<std::string>& argv, posix_spawn_file_actions_t& actions, std::string* error) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
+  std::string program;
+  try {
+    program = resolved_program(argv[0]);
+  } catch (...) {
+    posix_spawn_file_actions_destroy(&actions);
+    throw;
+  }
   const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw Error("cannot start " + argv[0] + ": " + std::strerror(rc));
+  if (rc == 0) return pid;
+  *error = "cannot start " + program + ": " + std::strerror(rc);
+  return 0;
+}
+
+}  // namespace
+
+int run_program(const std::vector<std::string>& argv, const std::string& log_path) {
+  if (argv.empty()) throw Error("run_program: no program given");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::string error;
+  const pid_t pid = start(argv, actions, &error);
+  if (!pid) throw Error(error);
   return wait_for(pid, argv[0]);
 }
 
 Captured run_capture(const std::vector<std::string>& argv, bool with_stderr) {
   if (argv.empty()) throw Error("run_capture: no program given");
-  const std::string program = resolved_program(argv[0]);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot make a pipe: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
@@ -99,16 +114,19 @@ Captured run_capture(const std::vector<std::string>& argv, bool with_stderr) {
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   if (with_stderr) posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
   else posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::string error;
   pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(fds[1]);
-  if (rc != 0) {
+  try {
+    pid = start(argv, actions, &error);
+  } catch (...) {  // not found: nothing started
     ::close(fds[0]);
-    throw Error("cannot start " + program + ": " + std::strerror(rc));
+    ::close(fds[1]);
+    throw;
+  }
+  ::close(fds[1]);
+  if (!pid) {
+    ::close(fds[0]);
+    throw Error(error);
   }
   Captured out;
   char buf[65536];
@@ -118,7 +136,7 @@ Captured run_capture(const std::vector<std::string>& argv, bool with_stderr) {
     else if (n == 0 || errno != EINTR) break;
   }
   ::close(fds[0]);
-  out.status = wait_for(pid, program);
+  out.status = wait_for(pid, argv[0]);
   return out;
 }
 
