@@ -1,6 +1,7 @@
 #include "core/record.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "core/json_fields.hpp"
@@ -121,7 +122,7 @@ std::optional<std::vector<std::string>> throttled_by(const Record& r) {
 json to_json(const Metric& m) {
   // "value" repeats the median so a consumer that wants one number per metric need not know
   // which statistic gpudissect reports.
-  return {{"name", m.name},
+  json j = {{"name", m.name},
           {"unit", m.unit},
           {"value", jf::number_or_null(m.value())},
           {"median", jf::number_or_null(m.stats.median)},
@@ -130,6 +131,14 @@ json to_json(const Metric& m) {
           {"mean", jf::number_or_null(m.stats.mean)},
           {"stddev", jf::number_or_null(m.stats.stddev)},
           {"n", m.stats.n}};
+  // Quartiles and the sketch only where there was a spread to describe (n > 1): a single value's
+  // are the value itself, and derived metrics stay as short as before.
+  if (m.stats.n > 1 && std::isfinite(m.stats.q1) && std::isfinite(m.stats.q3)) {
+    j["q1"] = m.stats.q1;
+    j["q3"] = m.stats.q3;
+  }
+  if (!m.stats.sketch.empty()) j["sketch"] = m.stats.sketch;
+  return j;
 }
 
 json to_json(const Convergence& c) {
@@ -164,6 +173,21 @@ static std::size_t sample_count(const json& j) {
   return static_cast<std::size_t>(n);
 }
 
+// A sketch is sorted finite numbers, as many as the samples up to kSketchPoints: anything else
+// would feed the rank test a distribution that was never measured.
+static std::vector<double> sketch_from_json(const json& arr, std::size_t n) {
+  std::vector<double> out;
+  for (const json& v : arr) {
+    if (!v.is_number()) throw std::invalid_argument(std::string("field 'sketch' holds a ") + v.type_name() + ", not a number");
+    out.push_back(v.get<double>());
+  }
+  if (out.size() != std::min(n, kSketchPoints))
+    throw std::invalid_argument("field 'sketch' holds " + std::to_string(out.size()) + " points for " + std::to_string(n) +
+                                " samples (expected " + std::to_string(std::min(n, kSketchPoints)) + ")");
+  if (!std::is_sorted(out.begin(), out.end())) throw std::invalid_argument("field 'sketch' is not sorted");
+  return out;
+}
+
 Metric metric_from_json(const json& j) {
   if (!j.is_object()) throw std::invalid_argument(std::string("metric must be an object, not ") + j.type_name());
   Metric m;
@@ -179,6 +203,12 @@ Metric metric_from_json(const json& j) {
     m.stats.mean = jf::number_at(j, "mean");
     m.stats.stddev = jf::number_at(j, "stddev");
     m.stats.n = sample_count(j);
+    // Optional (schema 2 files written before they were kept have neither).
+    if (jf::optional(j, "q1") || jf::optional(j, "q3")) {
+      m.stats.q1 = jf::number_at(j, "q1");
+      m.stats.q3 = jf::number_at(j, "q3");
+    }
+    if (jf::optional(j, "sketch")) m.stats.sketch = sketch_from_json(jf::array_at(j, "sketch"), m.stats.n);
     return m;
   });
 }

@@ -66,6 +66,9 @@ CREATE TABLE metrics (
   mean    REAL,
   stddev  REAL,
   n       INTEGER NOT NULL,
+  q1      REAL,                      -- quartiles, NULL where unknown (n = 1, older runs)
+  q3      REAL,
+  sketch_json TEXT,                  -- Summary::sketch as a JSON array, NULL where none
   FOREIGN KEY (run_id, seq) REFERENCES records(run_id, seq)
 );
 CREATE INDEX metrics_by_record ON metrics(run_id, seq);
@@ -221,14 +224,29 @@ void migrate_from_1(sqlite3* db) {
   tx.commit();
 }
 
+// Version 2 lacked the quartiles and sketch compare's rank test reads; stored metrics keep NULL
+// there, as a run file written before them reads.
+void migrate_from_2(sqlite3* db) {
+  Transaction tx(db);
+  exec(db, "ALTER TABLE metrics ADD COLUMN q1 REAL;"
+           "ALTER TABLE metrics ADD COLUMN q3 REAL;"
+           "ALTER TABLE metrics ADD COLUMN sketch_json TEXT;");
+  exec(db, "PRAGMA user_version = 3;");
+  tx.commit();
+}
+
 void check_schema(sqlite3* db, const std::string& path, OpenMode mode) {
   int version = user_version(db, path);
   if (version == 0 && !has_tables(db) && mode == OpenMode::Create) {
     create_schema_if_new(db);
     version = user_version(db, path);
   }
-  if (version == 1 && kDbSchemaVersion == 2) {
+  if (version == 1) {
     migrate_from_1(db);
+    version = user_version(db, path);
+  }
+  if (version == 2) {
+    migrate_from_2(db);
     version = user_version(db, path);
   }
   if (version == 0)
@@ -289,6 +307,9 @@ void insert_metric(Statement& s, const std::string& run_id, int seq, const Metri
   s.bind(1, run_id).bind(2, std::int64_t{seq}).bind(3, m.name).bind(4, m.unit);
   s.bind(5, m.value()).bind(6, m.stats.median).bind(7, m.stats.min).bind(8, m.stats.max);
   s.bind(9, m.stats.mean).bind(10, m.stats.stddev).bind(11, static_cast<std::int64_t>(m.stats.n));
+  s.bind(12, m.stats.q1).bind(13, m.stats.q3);
+  if (m.stats.sketch.empty()) s.bind_null(14);
+  else s.bind(14, json(m.stats.sketch));
   s.step();
 }
 
@@ -306,8 +327,8 @@ void insert_record(sqlite3* db, const std::string& run_id, int seq, const Record
   s.bind(17, to_string(r.sm_clock_source)).bind(18, r.sm_clock_detail);
   s.step();
   Statement m(db,
-              "INSERT INTO metrics (run_id, seq, name, unit, value, median, min, max, mean, stddev, n) "
-              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+              "INSERT INTO metrics (run_id, seq, name, unit, value, median, min, max, mean, stddev, n, q1, q3, sketch_json) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const Metric& metric : r.metrics) insert_metric(m, run_id, seq, metric);
 }
 
@@ -378,6 +399,10 @@ Metric metric_from_row(const Statement& s) {
   m.stats.mean = s.real(6);
   m.stats.stddev = s.real(7);
   m.stats.n = static_cast<std::size_t>(s.integer(8));
+  m.stats.q1 = s.real(9);
+  m.stats.q3 = s.real(10);
+  if (!s.is_null(11))
+    for (const json& v : json::parse(s.text(11))) m.stats.sketch.push_back(v.get<double>());
   return m;
 }
 
@@ -393,7 +418,7 @@ void load_records(sqlite3* db, RunDocument& doc) {
     doc.records.push_back(record_from_row(rs));
   }
   Statement ms(db,
-               "SELECT seq, name, unit, median, min, max, mean, stddev, n FROM metrics WHERE run_id = ? "
+               "SELECT seq, name, unit, median, min, max, mean, stddev, n, q1, q3, sketch_json FROM metrics WHERE run_id = ? "
                "ORDER BY seq, rowid");
   ms.bind(1, doc.run_id);
   while (ms.step()) {

@@ -30,7 +30,8 @@ struct sqlite3;
 namespace gd {
 
 // Bumped whenever a table or view changes; kept in PRAGMA user_version.
-inline constexpr int kDbSchemaVersion = 2;  // 2: record provenance (kernels, convergence, clock source)
+// 2: record provenance (kernels, convergence, clock source); 3: metric quartiles and sketch.
+inline constexpr int kDbSchemaVersion = 3;
 
 // Sink that stores a run as it happens: the run row at construction, each record in its own
 // transaction (an interrupted run keeps every finished record), the finish state at the end.

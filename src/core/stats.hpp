@@ -16,7 +16,20 @@ struct Summary {
   double mean = std::numeric_limits<double>::quiet_NaN();
   double stddev = std::numeric_limits<double>::quiet_NaN();  // sample (n-1) standard deviation
   std::size_t n = 0;
+  // Quartiles (linear interpolation, as median): the spread of the median is estimated from
+  // them (compare), not from the extremes, which grow with n.
+  double q1 = std::numeric_limits<double>::quiet_NaN();
+  double q3 = std::numeric_limits<double>::quiet_NaN();
+  // The distribution, kept small: every sample, sorted, when n <= kSketchPoints; else the
+  // kSketchPoints order statistics at quantiles (i + 0.5) / kSketchPoints. compare's
+  // Mann-Whitney test reads it; empty when unknown (a derived value, an old run file).
+  std::vector<double> sketch;
 };
+// Points a Summary's sketch keeps. 32 quantiles place a shift of a tenth of the spread (see
+// report/compare's rank test) at the cost of about 300 bytes per metric in a run file.
+inline constexpr std::size_t kSketchPoints = 32;
+// The sketch of sorted samples (Summary::sketch), rounded to 7 significant digits.
+std::vector<double> sketch_of_sorted(std::span<const double> sorted);
 
 // Summary of the samples. Empty input gives n == 0 and NaN fields; a NaN sample is an error
 // (a probe that produced NaN measured nothing), reported as std::invalid_argument.

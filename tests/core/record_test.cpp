@@ -84,6 +84,35 @@ TEST(MetricJson, EmptySummaryRoundTrips) {
   EXPECT_EQ(back.stats.n, 0u);
 }
 
+// The quartiles and sketch compare's rank test reads survive a run file; a single value has
+// neither (its spread is nothing to describe), and a damaged sketch is refused by name.
+TEST(MetricJson, QuartilesAndSketchRoundTrip) {
+  std::vector<double> samples;
+  for (int i = 0; i < 100; ++i) samples.push_back(1000 + i);
+  const Metric m{"bandwidth/tbps", "TB/s", summarize(samples)};
+  const json j = to_json(m);
+  ASSERT_TRUE(j.contains("sketch"));
+  EXPECT_EQ(j["sketch"].size(), kSketchPoints);
+  const Metric back = metric_from_json(j);
+  EXPECT_EQ(back.stats.sketch, m.stats.sketch);
+  EXPECT_DOUBLE_EQ(back.stats.q1, 1024.75);
+  EXPECT_DOUBLE_EQ(back.stats.q3, 1074.25);
+  const json one = to_json(Metric{"x", "ns", single_value(3)});
+  EXPECT_FALSE(one.contains("sketch"));
+  EXPECT_FALSE(one.contains("q1"));
+
+  json bad = j;
+  bad["sketch"].erase(0);
+  EXPECT_EQ(error_of([&] { metric_from_json(bad); }),
+            "metric 'bandwidth/tbps': field 'sketch' holds 31 points for 100 samples (expected 32)");
+  bad = j;
+  std::swap(bad["sketch"][0], bad["sketch"][5]);
+  EXPECT_EQ(error_of([&] { metric_from_json(bad); }), "metric 'bandwidth/tbps': field 'sketch' is not sorted");
+  bad = j;
+  bad["sketch"][3] = "x";
+  EXPECT_EQ(error_of([&] { metric_from_json(bad); }), "metric 'bandwidth/tbps': field 'sketch' holds a string, not a number");
+}
+
 TEST(MetricJson, TypeErrorsNameMetricAndField) {
   json j = to_json(test_support::metric("latency/cycles", "cycles", 4, 4, 4, 3));
   j["n"] = 2.5;

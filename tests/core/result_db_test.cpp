@@ -222,15 +222,38 @@ TEST(ResultDb, AVersion1DatabaseIsMigratedInPlace) {
   query(path, "DROP VIEW metric_view;"
               "ALTER TABLE records DROP COLUMN kernels_json; ALTER TABLE records DROP COLUMN convergence_json;"
               "ALTER TABLE records DROP COLUMN sm_clock_source; ALTER TABLE records DROP COLUMN sm_clock_detail;"
+              "ALTER TABLE metrics DROP COLUMN q1; ALTER TABLE metrics DROP COLUMN q3; ALTER TABLE metrics DROP COLUMN sketch_json;"
               "CREATE VIEW metric_view AS SELECT runs.gpu_name, metrics.name AS metric FROM runs "
               "JOIN metrics ON metrics.run_id = runs.run_id; PRAGMA user_version = 1;");
   RunDocument second = test_support::sample_run();
   second.run_id = "second";
   import_run(path, second);
-  EXPECT_EQ(query(path, "PRAGMA user_version")[0][0], "2");
+  EXPECT_EQ(query(path, "PRAGMA user_version")[0][0], "3");
   EXPECT_EQ(list_runs(path).size(), 2u);
   const auto rows = query(path, "SELECT count(*) FROM metric_view WHERE gpu_uuid = 'GPU-0123' AND sm_clock_source = 'none'");
   EXPECT_EQ(rows[0][0], "5") << "the old run's records read as 'not recorded'";
+}
+
+// A version-2 database (before metrics kept quartiles and a sketch) gains the columns, NULL for
+// what it stored; a run imported after keeps them through the database.
+TEST(ResultDb, AVersion2DatabaseGainsQuartilesAndSketches) {
+  TempDir dir;
+  const std::string path = dir.file("old.db");
+  import_run(path, test_support::sample_run());
+  query(path, "ALTER TABLE metrics DROP COLUMN q1; ALTER TABLE metrics DROP COLUMN q3;"
+              "ALTER TABLE metrics DROP COLUMN sketch_json; PRAGMA user_version = 2;");
+  RunDocument second = test_support::sample_run();
+  second.run_id = "second";
+  const double samples[] = {4.0, 1.0, 3.0, 2.0, 5.0};
+  second.records[0].metrics[0].stats = summarize(samples);
+  import_run(path, second);
+  EXPECT_EQ(query(path, "PRAGMA user_version")[0][0], "3");
+  EXPECT_EQ(query(path, "SELECT count(*) FROM metrics WHERE run_id = 'second' AND sketch_json IS NOT NULL")[0][0], "1");
+  const Summary back = load_run_from_db(path, "second").records[0].metrics[0].stats;
+  EXPECT_EQ(back.sketch, (std::vector<double>{1, 2, 3, 4, 5}));
+  EXPECT_DOUBLE_EQ(back.q1, 2.0);
+  EXPECT_DOUBLE_EQ(back.q3, 4.0);
+  EXPECT_TRUE(load_run_from_db(path, test_support::sample_run().run_id).records[0].metrics[0].stats.sketch.empty());
 }
 
 TEST(ResultDb, NaNIsStoredAsNull) {

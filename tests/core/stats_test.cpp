@@ -1,6 +1,7 @@
 #include "core/stats.hpp"
 #include "core/median.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -35,6 +36,24 @@ TEST(Summarize, SingleValueHasZeroSpread) {
   EXPECT_DOUBLE_EQ(s.median, 7.5);
   EXPECT_DOUBLE_EQ(s.stddev, 0);
   EXPECT_EQ(s.n, 1u);
+}
+
+// The sketch: every sample while they fit, else evenly spaced order statistics, sorted and
+// rounded to 7 significant digits; quartiles interpolate like the median.
+TEST(Summarize, KeepsQuartilesAndASketch) {
+  const Summary few = summarize(std::vector<double>{5, 1, 4, 2, 3});
+  EXPECT_EQ(few.sketch, (std::vector<double>{1, 2, 3, 4, 5}));
+  EXPECT_DOUBLE_EQ(few.q1, 2);
+  EXPECT_DOUBLE_EQ(few.q3, 4);
+  std::vector<double> many;
+  for (int i = 0; i < 3200; ++i) many.push_back(3199 - i);
+  const Summary s = summarize(many);
+  ASSERT_EQ(s.sketch.size(), kSketchPoints);
+  EXPECT_TRUE(std::is_sorted(s.sketch.begin(), s.sketch.end()));
+  EXPECT_NEAR(s.sketch.front(), 0.5 / 32 * 3199, 1e-3);
+  EXPECT_NEAR(s.sketch.back(), 31.5 / 32 * 3199, 1e-3);
+  EXPECT_EQ(sketch_of_sorted(std::vector<double>{1.23456789}), std::vector<double>{1.234568});
+  EXPECT_TRUE(single_value(7).sketch.empty()) << "one value is no distribution";
 }
 
 TEST(Summarize, NanSampleIsRejected) {
