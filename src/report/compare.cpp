@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/rank_test.hpp"
 #include "core/clock_check.hpp"
 #include "core/json_fields.hpp"
 #include "report/format.hpp"
@@ -93,12 +94,20 @@ std::string interval_cell(const Change& c) {
   return fmt_num(c.low(), 4) + "–" + fmt_num(c.high(), 4);
 }
 
+// The p-value and the test that gave it; the rank test adds its effect size, P(B > A).
 std::string p_cell(const Change& c) {
   if (!std::isfinite(c.p_value)) return "n/a";
-  if (c.p_value < 1e-6) return "<1e-6";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1e", c.p_value);
-  return buf;
+  char buf[64];
+  if (c.p_value < 1e-6) std::snprintf(buf, sizeof buf, "<1e-6");
+  else std::snprintf(buf, sizeof buf, "%.1e", c.p_value);
+  std::string out = buf;
+  if (c.test == Change::Test::Rank) {
+    std::snprintf(buf, sizeof buf, " (rank test, P(B>A) %.2f)", c.superiority);
+    out += buf;
+  } else if (c.test == Change::Test::Median) {
+    out += " (medians)";
+  }
+  return out;
 }
 
 std::string sass_note(const Record& a, const Record& b) {
@@ -204,7 +213,7 @@ std::string moved_list(const std::vector<const Record*>& comparable, const Match
   MarkdownTable t;
   t.column("Change").column("Probe").column("Params").column("Metric");
   t.column("A", MarkdownTable::Align::Right).column("B", MarkdownTable::Align::Right).column("B/A", MarkdownTable::Align::Right);
-  t.column("95 % interval", MarkdownTable::Align::Right).column("p", MarkdownTable::Align::Right);
+  t.column("95 % interval", MarkdownTable::Align::Right).column("p (test)", MarkdownTable::Align::Right);
   for (const Moved& x : moved)
     t.row({change_cell(x.change), markdown_escape(x.a->id) + (x.a->derived ? " (analysis)" : ""),
            markdown_escape(to_string(x.a->params)), markdown_escape(x.name), value_cell(x.ma), value_cell(x.mb),
@@ -266,6 +275,15 @@ nlohmann::json metric_side_json(const Metric* m) {
 
 }  // namespace
 
+std::string to_string(Change::Test t) {
+  switch (t) {
+    case Change::Test::None: return "none";
+    case Change::Test::Rank: return "mann-whitney";
+    case Change::Test::Median: return "median";
+  }
+  return "none";
+}
+
 std::string to_string(Change::Kind k) {
   switch (k) {
     case Change::Kind::Same: return "same";
@@ -278,8 +296,13 @@ std::string to_string(Change::Kind k) {
 }
 
 double relative_standard_error(const Metric& m) {
-  if (m.stats.n < 2 || !std::isfinite(m.stats.stddev) || m.value() == 0) return 0;
-  return 1.2533 * m.stats.stddev / std::sqrt(double(m.stats.n)) / std::fabs(m.value());
+  if (m.stats.n < 2 || m.value() == 0) return 0;
+  const double n = double(m.stats.n);
+  // The quartiles where the run kept them: a few outliers inflate sd, not the IQR.
+  if (std::isfinite(m.stats.q1) && std::isfinite(m.stats.q3) && m.stats.q3 > m.stats.q1)
+    return 0.9291 * (m.stats.q3 - m.stats.q1) / std::sqrt(n) / std::fabs(m.value());
+  if (!std::isfinite(m.stats.stddev)) return 0;
+  return 1.2533 * m.stats.stddev / std::sqrt(n) / std::fabs(m.value());
 }
 
 std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts) {
@@ -289,9 +312,16 @@ std::optional<Change> assess(const std::string& metric, const Metric& a, const M
   c.ratio = *ratio;
   // A sign change has no log ratio: the threshold alone decides.
   if (*ratio > 0) c.noise = std::hypot(relative_standard_error(a), relative_standard_error(b));
-  if (c.noise > 0) c.p_value = std::erfc(std::fabs(std::log(*ratio)) / c.noise / std::sqrt(2.0));
+  if (const auto rank = mann_whitney(a.stats, b.stats)) {
+    c.test = Change::Test::Rank;
+    c.p_value = rank->p_value;
+    c.superiority = rank->superiority;
+  } else if (c.noise > 0) {
+    c.test = Change::Test::Median;
+    c.p_value = std::erfc(std::fabs(std::log(*ratio)) / c.noise / std::sqrt(2.0));
+  }
   if (std::fabs(*ratio - 1) <= opts.threshold) return c;
-  if (c.noise > 0 && !(c.p_value < kCompareAlpha)) return c;
+  if (c.test != Change::Test::None && !(c.p_value < kCompareAlpha)) return c;
   const Better better = better_of(metric);
   if (better == Better::Unknown) c.kind = Change::Kind::Changed;
   else c.kind = (*ratio > 1) == (better == Better::Higher) ? Change::Kind::Improvement : Change::Kind::Regression;
@@ -337,6 +367,9 @@ nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b, con
                          {"change", change ? nlohmann::json(to_string(change->kind)) : nlohmann::json(nullptr)},
                          {"noise", change ? nlohmann::json(change->noise) : nlohmann::json(nullptr)},
                          {"p_value", change && std::isfinite(change->p_value) ? nlohmann::json(change->p_value) : nlohmann::json(nullptr)},
+                         {"test", change ? nlohmann::json(to_string(change->test)) : nlohmann::json(nullptr)},
+                         {"superiority", change && std::isfinite(change->superiority) ? nlohmann::json(change->superiority)
+                                                                                     : nlohmann::json(nullptr)},
                          {"interval", change && change->noise > 0 ? nlohmann::json::array({change->low(), change->high()})
                                                                  : nlohmann::json(nullptr)}});
     }

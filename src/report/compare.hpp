@@ -19,11 +19,14 @@ struct CompareOptions {
 inline constexpr double kCompareAlpha = 1e-3;
 
 // How one metric moved from A to B. The noise is that of the two estimates, not of their samples'
-// extremes: each median's relative standard error, 1.2533 sd / sqrt(n) / |median| (the median's
-// efficiency against the mean, for a normal sample), combined as the standard error of ln(B/A).
-// A move is called when |B/A - 1| exceeds the threshold and ln(B/A) is beyond that noise at
-// p < kCompareAlpha (two-sided, normal approximation); a side with one sample (or no spread) gives
-// no noise, and then the threshold alone decides. The half-range of the samples, used before,
+// extremes: each median's relative standard error, 0.9291 IQR / sqrt(n) / |median| (1.2533 sd /
+// sqrt(n) with the IQR's estimate of sd, IQR / 1.349; from sd itself where a run kept no
+// quartiles), combined as the standard error of ln(B/A): it gives B/A's interval. A move is called
+// when |B/A - 1| exceeds the threshold and a test rejects "no shift" at p < kCompareAlpha: where
+// both sides kept a sketch of their samples, the Mann-Whitney U test (analysis/rank_test.hpp),
+// which sees a shift of the whole distribution; else ln(B/A) against the noise (two-sided, normal
+// approximation). A side with one sample (or no spread) gives no test, and then the threshold
+// alone decides. The half-range of the samples, used before,
 // grew with the sample count: a point measured 2048 times had a half-range of 173 % of its median
 // and hid a 1.5x move. Whether a move is better or worse follows the metric's family: latency/* is
 // better lower, bandwidth/* and throughput/* better higher; any other move is only "changed".
@@ -34,7 +37,13 @@ struct Change {
   Kind kind = Kind::Same;
   double ratio = 1;  // B / A
   double noise = 0;  // standard error of ln(B/A); 0 when a side has no spread to go by
-  double p_value = std::numeric_limits<double>::quiet_NaN();  // NaN when noise is 0
+  // The test that gave p_value: none (the threshold alone decided), the rank test of the two
+  // sketches, or the medians' shift against the noise.
+  enum class Test { None, Rank, Median };
+  Test test = Test::None;
+  double p_value = std::numeric_limits<double>::quiet_NaN();  // NaN when no test could be made
+  // The rank test's effect size, P(a B sample > an A sample): 0.5 no shift, 0 or 1 no overlap.
+  double superiority = std::numeric_limits<double>::quiet_NaN();
   // B/A's 95 % interval, ratio * exp(-+1.96 noise).
   double low() const { return ratio * std::exp(-1.96 * noise); }
   double high() const { return ratio * std::exp(1.96 * noise); }
@@ -42,6 +51,7 @@ struct Change {
 // A median's relative standard error (above); 0 for a single value or no spread.
 double relative_standard_error(const Metric& m);
 std::string to_string(Change::Kind k);
+std::string to_string(Change::Test t);
 // nullopt when no ratio can be formed (units differ, A zero or unknown).
 std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts);
 // assess() for a metric of two matched records (nullopt when a side lacks it): a move where either

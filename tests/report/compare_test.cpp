@@ -258,5 +258,39 @@ TEST(Assess, TheEstimatesNoiseRaisesTheBarAndMoreSamplesLowerIt) {
   EXPECT_FALSE(assess("latency/cycles", noisy("latency/cycles", 100, 0), ns, {})) << "units differ";
 }
 
+// A metric measured as `n` samples spread evenly over median * (1 -+ spread), with the quartiles
+// and sketch a run now keeps.
+Metric sampled(const std::string& name, double median, double spread, int n) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(median * (1 - spread + 2 * spread * (i + 0.5) / n));
+  return Metric{name, "TB/s", summarize(v)};
+}
+
+// Where both runs kept sketches the rank test decides, and says how far apart the two
+// distributions sit; the interval comes from the quartiles (0.9291 IQR / sqrt(n) per median).
+TEST(Assess, SketchesOnBothSidesAreRankTested) {
+  const Metric a = sampled("bandwidth/tbps", 100, 0.05, 200), b = sampled("bandwidth/tbps", 94, 0.05, 200);
+  const auto moved = assess("bandwidth/tbps", a, b, {});
+  ASSERT_TRUE(moved);
+  EXPECT_EQ(moved->test, Change::Test::Rank);
+  EXPECT_EQ(moved->kind, Change::Kind::Regression);
+  EXPECT_LT(moved->p_value, kCompareAlpha);
+  EXPECT_LT(moved->superiority, 0.1) << "most of B's samples lie below A's";
+  EXPECT_NEAR(moved->noise, std::hypot(0.9291 * 5 / std::sqrt(200.0) / 100, 0.9291 * 4.7 / std::sqrt(200.0) / 94), 1e-4);
+  // Significant but inside the threshold: not a move.
+  const auto small = assess("bandwidth/tbps", a, sampled("bandwidth/tbps", 98, 0.05, 200), {});
+  EXPECT_LT(small->p_value, kCompareAlpha);
+  EXPECT_EQ(small->kind, Change::Kind::Same);
+  // Beyond the threshold but five samples each, overlapping: the test cannot reject.
+  const auto few = assess("bandwidth/tbps", sampled("bandwidth/tbps", 100, 0.3, 5), sampled("bandwidth/tbps", 94, 0.3, 5), {});
+  EXPECT_EQ(few->test, Change::Test::Rank);
+  EXPECT_GT(few->p_value, kCompareAlpha);
+  EXPECT_EQ(few->kind, Change::Kind::Same);
+  // One side without a sketch (an older run file): the medians' test, from its sd.
+  Metric old = b;
+  old.stats.sketch.clear();
+  EXPECT_EQ(assess("bandwidth/tbps", a, old, {})->test, Change::Test::Median);
+}
+
 }  // namespace
 }  // namespace gd
