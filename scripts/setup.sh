@@ -12,7 +12,7 @@ have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 # chromium-headless-shell: the tests open the HTML report in it, as a reader would.
 # clang and its runtime (libFuzzer, sanitizers) build the fuzz targets (scripts/fuzz.sh).
 # openmpi-bin: the fleet test launches scripts/fleet_rank.sh through a real mpirun.
-for pkg in cmake ninja-build ccache g++ libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev chromium-headless-shell clang libclang-rt-dev openmpi-bin; do
+for pkg in cmake ninja-build ccache g++ libcli11-dev nlohmann-json3-dev libsqlite3-dev zlib1g-dev libgtest-dev chromium-headless-shell clang libclang-rt-dev openmpi-bin; do
   have_pkg "$pkg" || need_apt+=("$pkg")
 done
 # pip may come from pyenv or a venv rather than Debian's python3-pip.

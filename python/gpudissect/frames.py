@@ -2,6 +2,7 @@
 per record and metric, the record's parameters as columns of their own."""
 from __future__ import annotations
 
+import gzip
 import json
 import sqlite3
 from pathlib import Path
@@ -17,11 +18,15 @@ BASE_COLUMNS = [
 
 
 def read_run(path) -> dict:
-    """The run document as parsed JSON, checked to be a gpudissect run file."""
+    """The run document as parsed JSON, checked to be a gpudissect run file; a gzip-compressed one
+    (data/measured's *.json.gz) is read as the binary reads it."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        doc = json.loads(raw.decode("utf-8"))
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: not a readable run file: {e}") from e
     if not isinstance(doc, dict) or "records" not in doc or "schema_version" not in doc:
         raise ValueError(f"{path}: not a gpudissect run file (no schema_version or records)")

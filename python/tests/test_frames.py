@@ -1,4 +1,5 @@
 """load_run and load_db: one row per record and metric, params as columns, values as in the file."""
+import gzip
 import json
 import sqlite3
 import subprocess
@@ -29,6 +30,16 @@ def test_load_run_values_match_the_file():
     assert got.tolist() == [pytest.approx(want)]
     # A parameter a record lacks is missing, not zero.
     assert df[df["id"] == "latency.alu.ffma"]["bytes"].isna().all()
+
+
+def test_a_gzip_compressed_run_reads_as_the_plain_file(tmp_path):
+    packed = tmp_path / "run.json.gz"
+    packed.write_bytes(gzip.compress(RUN.read_bytes()))
+    pd.testing.assert_frame_equal(load_run(packed), load_run(RUN))
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(packed.read_bytes()[:200])
+    with pytest.raises(ValueError, match="not a readable run file"):
+        load_run(cut)
 
 
 def test_a_param_named_like_a_column_is_prefixed(tmp_path):

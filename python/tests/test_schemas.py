@@ -3,6 +3,7 @@ itself valid, every committed run and reference dataset and the test fixture mat
 (journal lines included), and the --json documents of list, verify, compare, validate and info match
 theirs. A schema that accepted anything would pass all of this, so each is also shown to reject."""
 import copy
+import gzip
 import json
 import os
 import subprocess
@@ -14,8 +15,16 @@ from referencing import Registry, Resource
 from conftest import BINARY, ROOT
 
 SCHEMAS = ROOT / "schemas"
-RUNS = sorted(p for d in ("data/measured", "data/reference") for p in (ROOT / d).glob("*.json")
-              if "schema_version" in json.loads(p.read_text()))
+
+
+def read_json(path):
+    """A JSON file, gzip-compressed or not (data/measured keeps its datasets as *.json.gz)."""
+    raw = path.read_bytes()
+    return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+
+
+RUNS = sorted(p for d in ("data/measured", "data/reference") for pat in ("*.json", "*.json.gz") for p in (ROOT / d).glob(pat)
+              if "schema_version" in read_json(p))
 FIXTURE = ROOT / "tests" / "fixtures" / "runs" / "h200_small.json"
 
 
@@ -53,7 +62,7 @@ def test_there_are_committed_runs_to_check():
 
 @pytest.mark.parametrize("path", RUNS + [FIXTURE], ids=lambda p: p.name)
 def test_every_committed_run_matches_the_run_schema(path):
-    assert errors("run", json.loads(path.read_text())) == []
+    assert errors("run", read_json(path)) == []
 
 
 def journal_of(run):
@@ -65,7 +74,7 @@ def journal_of(run):
 
 
 def test_journal_lines_match_their_definitions():
-    run = json.loads(RUNS[-1].read_text())
+    run = read_json(RUNS[-1])
     lines = journal_of(run)
     kinds = ["journal_header"] + ["journal_record"] * len(run["records"]) + ["journal_finish"]
     for line, kind in zip(lines, kinds):
@@ -125,7 +134,7 @@ def test_compare_json_matches_its_schema():
 
 
 def test_validate_json_matches_its_schema():
-    suite = max((p for p in RUNS if p.name.endswith("-suite.json")), key=lambda p: p.name)
+    suite = max((p for p in RUNS if "-suite.json" in p.name), key=lambda p: p.name)
     rc, doc, r = binary_json("validate", "--json", str(suite))
     assert rc == 0, r.stderr
     assert errors("validate", doc) == []
@@ -133,7 +142,7 @@ def test_validate_json_matches_its_schema():
 
 def test_info_json_and_every_measured_runs_device_match_the_info_schema():
     for path in [p for p in RUNS if "data/measured" in str(p)] + [FIXTURE]:
-        device = json.loads(path.read_text())["device"]
+        device = read_json(path)["device"]
         assert errors("info", device, "device") == [], path.name
     broken = copy.deepcopy(json.loads(FIXTURE.read_text())["device"])
     broken.pop("sm_count")

@@ -17,6 +17,8 @@
 #include "core/json_fields.hpp"
 #include "core/run_journal.hpp"
 
+#include <zlib.h>
+
 namespace gd {
 
 using nlohmann::json;
@@ -159,6 +161,38 @@ nlohmann::json parse_run_json(const std::string& text, const std::string& source
   return json::parse(text, limit, allow_exceptions);
 }
 
+// A gzip file's text, inflated to at most kMaxRunFileBytes: a small file may stand for a huge one
+// (a "zip bomb"), so the limit is on what it inflates to, not on its size.
+static std::string gunzip(const std::string& packed, const std::string& path) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) throw UserError(path + ": cannot start zlib to read it");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.avail_in = static_cast<uInt>(packed.size());
+  std::string text;
+  char buf[1 << 16];
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+      const std::string why = z.msg ? z.msg : rc == Z_BUF_ERROR ? "the file ends early" : "corrupt data";
+      inflateEnd(&z);
+      throw UserError(path + ": not a readable gzip file: " + why);
+    }
+    text.append(buf, sizeof buf - z.avail_out);
+    if (text.size() > kMaxRunFileBytes) {
+      inflateEnd(&z);
+      throw UserError(path + ": inflates to more than " + std::to_string(kMaxRunFileBytes >> 20) +
+                      " MiB; run files and journals are at most that");
+    }
+  }
+  const bool trailing = z.avail_in > 0;
+  inflateEnd(&z);
+  if (trailing) throw UserError(path + ": holds more than one gzip member or data after it");
+  return text;
+}
+
 std::string read_run_text(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
@@ -184,6 +218,9 @@ std::string read_run_text(const std::string& path) {
       throw UserError(path + ": more than " + std::to_string(kMaxRunFileBytes >> 20) + " MiB; run files and journals are at most that");
   }
   if (in.bad()) throw UserError(path + ": cannot be read: " + std::strerror(errno));
+  // gzip's magic: committed datasets are stored compressed (data/measured/*.json.gz).
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b)
+    return gunzip(text, path);
   return text;
 }
 

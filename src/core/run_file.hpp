@@ -40,8 +40,9 @@ inline constexpr std::uintmax_t kMaxRunFileBytes = std::uintmax_t(512) << 20;  /
 inline constexpr std::size_t kMaxRunStringBytes = 64 * 1024;                    // one string or key
 inline constexpr std::size_t kMaxParamsPerRecord = 64;
 inline constexpr std::size_t kMaxParamNamesPerProbe = 1024;  // distinct names over a probe's records
-// The whole text of a run file or journal: UserError when it is not a regular file (a FIFO,
-// /dev/zero), is larger than kMaxRunFileBytes, or cannot be read.
+// The whole text of a run file or journal, inflated when it is gzip-compressed (data/measured's
+// *.json.gz): UserError when it is not a regular file (a FIFO, /dev/zero), is or inflates to more
+// than kMaxRunFileBytes, is a damaged gzip file, or cannot be read.
 std::string read_run_text(const std::string& path);
 // UserError naming `source_name` when the records pass the per-record or per-probe limits.
 void check_run_limits(const std::vector<Record>& records, const std::string& source_name);

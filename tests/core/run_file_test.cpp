@@ -9,6 +9,7 @@
 #include <regex>
 
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "core/error.hpp"
 #include "support/sample_run.hpp"
@@ -59,6 +60,44 @@ TEST(RunJson, RoundTripInMemoryAndThroughFile) {
   EXPECT_EQ(back.records[4].status, Status::Skipped);
   EXPECT_EQ(back.records[5].reason, "cudaErrorIllegalAddress | sticky");
   EXPECT_EQ(back.finished_at, doc.finished_at);
+}
+
+// `text` gzip-compressed into `path`, as `gzip` writes it.
+void write_gzip(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb1");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(gzwrite(f, text.data(), unsigned(text.size())), int(text.size()));
+  ASSERT_EQ(gzclose(f), Z_OK);
+}
+
+// Committed datasets are stored gzip-compressed: every reader takes them as the plain file; a
+// damaged one, or one that inflates past the size limit (a small file standing for a huge one),
+// is refused by name.
+TEST(RunFile, GzipCompressedRunsReadAsThePlainFile) {
+  TempDir dir;
+  const RunDocument doc = test_support::sample_run();
+  write_gzip(dir.file("run.json.gz"), to_json(doc).dump());
+  EXPECT_EQ(canonical(read_run_file(dir.file("run.json.gz"))), canonical(doc));
+
+  std::ifstream in(dir.file("run.json.gz"), std::ios::binary);
+  std::string packed((std::istreambuf_iterator<char>(in)), {});
+  write_text(dir.file("cut.json.gz"), packed.substr(0, packed.size() / 2));
+  EXPECT_EQ(user_error_of([&] { read_run_file(dir.file("cut.json.gz")); }),
+            dir.file("cut.json.gz") + ": not a readable gzip file: the file ends early");
+  std::string flipped = packed;
+  flipped[packed.size() / 2] ^= 0x55;
+  write_text(dir.file("bad.json.gz"), flipped);
+  EXPECT_NE(user_error_of([&] { read_run_file(dir.file("bad.json.gz")); }).find("not a readable gzip file"), std::string::npos);
+
+  gzFile f = gzopen(dir.file("bomb.json.gz").c_str(), "wb1");
+  ASSERT_NE(f, nullptr);
+  const std::string zeros(1 << 20, '0');
+  for (std::uintmax_t written = 0; written <= kMaxRunFileBytes; written += zeros.size())
+    ASSERT_EQ(gzwrite(f, zeros.data(), unsigned(zeros.size())), int(zeros.size()));
+  ASSERT_EQ(gzclose(f), Z_OK);
+  ASSERT_LT(fs::file_size(dir.file("bomb.json.gz")), std::uintmax_t(4) << 20) << "a small file";
+  EXPECT_EQ(user_error_of([&] { read_run_file(dir.file("bomb.json.gz")); }),
+            dir.file("bomb.json.gz") + ": inflates to more than 512 MiB; run files and journals are at most that");
 }
 
 TEST(RunFile, ReadsTheFixture) {

@@ -23,6 +23,7 @@ OUT_DIR/manifest.json lists every case for tests/hostile/run_hostile.py.
 """
 import copy
 import glob
+import gzip
 import json
 import os
 import re
@@ -31,7 +32,7 @@ import sys
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE = os.path.join(REPO, "tests", "fixtures", "runs", "h200_small.json")
 # The project's current dataset: the newest committed full-suite run (names sort by date).
-SUITE = max(glob.glob(os.path.join(REPO, "data", "measured", "*-suite.json")), default="")
+SUITE = max(glob.glob(os.path.join(REPO, "data", "measured", "*-suite.json*")), default="")
 
 # name -> template; "{t}" is where the field tag goes (kept away from the part that attacks).
 PAYLOADS = {
@@ -94,8 +95,9 @@ def base_document():
     doc["options"].update({"axes": ["gemm.ceiling.*:shape=sq8192"], "host": "vm", "isolate": "risky"})
     doc["device"]["nvml"]["driver_version"] = "570.86.15"
     if os.path.exists(SUITE):
-        with open(SUITE, encoding="utf-8") as f:
-            suite = json.load(f)
+        with open(SUITE, "rb") as f:
+            raw = f.read()
+        suite = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
         picks = {}
         for r in suite["records"]:
             e = r.get("extra") or {}

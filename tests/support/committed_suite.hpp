@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/run_file.hpp"
+
 namespace gd::test_support {
 
 inline const std::string kCommittedSuite =
@@ -13,10 +15,7 @@ inline const std::string kCommittedSuite =
 
 // The suite's run file, parsed once.
 inline const nlohmann::json& committed_suite() {
-  static const nlohmann::json doc = [] {
-    std::ifstream in(kCommittedSuite);
-    return nlohmann::json::parse(in);
-  }();
+  static const nlohmann::json doc = nlohmann::json::parse(read_run_text(kCommittedSuite));
   return doc;
 }
 
