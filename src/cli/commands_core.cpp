@@ -1,9 +1,4 @@
 // `info`, `list` and `run`: the commands that describe the GPU and run probes on it.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,6 +14,7 @@
 #include "gpudissect_revision.h"
 #include "report/format.hpp"
 #include "core/child_process.hpp"
+#include "core/spawn.hpp"
 #include "core/clock_check.hpp"
 #include "core/device.hpp"
 #include "core/error.hpp"
@@ -310,7 +306,7 @@ int do_run_devices(const RunArgs& args) {
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) (void)query_device(0);
   const std::vector<int> ids = parse_device_list(args.devices, count);
   create_output_dir(args.out);
-  const std::string exe = current_executable();
+  const std::string exe = self_exe_path();
   struct Child {
     int device;
     std::string dir;
@@ -323,17 +319,12 @@ int do_run_devices(const RunArgs& args) {
     create_output_dir(c.dir);
     std::vector<std::string> argv_s = {exe, "run", "--device", std::to_string(id), "--out", c.dir, "--no-progress"};
     for (auto& a : forwarded_run_args(args)) argv_s.push_back(a);
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
     const std::string log = c.dir + "/log.txt";
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    const int err = posix_spawn(&c.pid, exe.c_str(), &fa, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (err != 0) throw Error("cannot start the run for GPU " + std::to_string(id) + ": " + std::strerror(err));
+    try {
+      c.pid = start_program(argv_s, log, true);
+    } catch (const Error& e) {
+      throw Error("cannot start the run for GPU " + std::to_string(id) + ": " + e.what());
+    }
     std::cout << "GPU " << id << ": started (pid " << c.pid << "), log " << log << "\n" << std::flush;
     children.push_back(c);
   }
@@ -341,10 +332,7 @@ int do_run_devices(const RunArgs& args) {
   std::vector<RunDocument> runs;
   const std::string db = args.db.empty() ? (fs::path(args.out) / "results.db").string() : args.db;
   for (Child& c : children) {
-    int status = 0;
-    while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    c.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    c.rc = wait_program(c.pid, "the run for GPU " + std::to_string(c.device));
     const std::string file = run_file_in(c.dir);
     std::cout << "GPU " << c.device << ": exit " << c.rc;
     if (file.empty()) {

@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 
 #include "core/error.hpp"
+#include "core/spawn.hpp"
 
 namespace gd {
 
@@ -56,46 +56,20 @@ std::string ChildOutcome::describe(double timeout_s) const {
   return s;
 }
 
-std::string current_executable() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot find the running executable (/proc/self/exe): " + ec.message());
-  return p.string();
-}
-
 ChildOutcome run_child(const std::vector<std::string>& argv_in, const std::function<void(const std::string&)>& on_line,
                        double line_timeout_s, const std::function<bool()>& interrupted) {
   if (argv_in.empty()) throw Error("run_child: no command");
-  // Everything the child needs is prepared before fork: between fork and exec only
-  // async-signal-safe calls are allowed (the CUDA runtime may have threads running).
-  std::vector<std::string> argv_s = argv_in;
-  std::vector<char*> argv;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  argv.push_back(nullptr);
   int rec[2], out[2];
   high_pipe(rec);
   high_pipe(out);
-  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    for (int fd : {rec[0], rec[1], out[0], out[1], devnull}) ::close(fd);
-    throw Error(std::string("cannot start a child process: ") + std::strerror(errno));
+  pid_t pid = 0;
+  try {
+    pid = start_child(argv_in, out[1], rec[1]);
+  } catch (...) {
+    for (int fd : {rec[0], rec[1], out[0], out[1]}) ::close(fd);
+    throw;
   }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(out[1], STDERR_FILENO);
-    ::dup2(rec[1], 3);
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::execv(argv[0], argv.data());
-    static const char msg[] = "cannot execute the child program\n";
-    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // also from here: whichever runs first, the group exists before a kill
-  for (int fd : {rec[1], out[1], devnull}) ::close(fd);
+  for (int fd : {rec[1], out[1]}) ::close(fd);
 
   ChildOutcome o;
   std::string pending;  // a line the child has not finished

@@ -20,14 +20,12 @@ struct ChildOutcome {
   std::string describe(double timeout_s) const;
 };
 
-// Runs argv[0] with argv (its own process group, so the watchdog also ends whatever it started).
+// Runs argv (started by core/spawn's start_child: its own process group, so the watchdog also
+// ends whatever it started).
 // Each complete line the child writes to fd 3 is passed to on_line as it arrives. The watchdog
 // kills the child when no line came for `line_timeout_s` seconds; `interrupted` is polled a few
 // times a second and kills it when it returns true. Throws Error when the child cannot be started.
 ChildOutcome run_child(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line,
                        double line_timeout_s, const std::function<bool()>& interrupted = {});
-
-// The path of the running executable (/proc/self/exe).
-std::string current_executable();
 
 }  // namespace gd

@@ -22,6 +22,7 @@
 #include "core/match.hpp"
 #include "core/nvml.hpp"
 #include "core/probe.hpp"
+#include "core/spawn.hpp"
 #include "core/timing.hpp"
 
 namespace gd {
@@ -295,7 +296,7 @@ std::vector<Record> run_isolated(const ProbeSpec& spec, const std::vector<Params
   for (const Params& p : points) job["points"].push_back(to_json(p));
   const JobFile file(job.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   std::vector<std::string> argv = opts.child_command;
-  if (argv.empty()) argv = {current_executable(), "__probe-child"};
+  if (argv.empty()) argv = {self_exe_path(), "__probe-child"};
   argv.push_back(file.path());
   const double watchdog = opts.watchdog_s > 0 ? opts.watchdog_s : 60 + 2 * cap / double(std::max<std::size_t>(1, points.size()));
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,7 +73,8 @@ int wait_for(pid_t pid, const std::string& name) {
 
 // Starts argv[0] (as resolved_program finds it) with `actions` applied to its descriptors, and
 // destroys `actions`. Returns the pid; 0 with the error in *error when it could not start.
-pid_t start(const std::vector<std::string>& argv, posix_spawn_file_actions_t& actions, std::string* error) {
+pid_t start(const std::vector<std::string>& argv, posix_spawn_file_actions_t& actions, std::string* error,
+            const posix_spawnattr_t* attr = nullptr) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -84,7 +86,7 @@ pid_t start(const std::vector<std::string>& argv, posix_spawn_file_actions_t& ac
     posix_spawn_file_actions_destroy(&actions);
     throw;
   }
-  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), environ);
+  const int rc = ::posix_spawn(&pid, program.c_str(), &actions, attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc == 0) return pid;
   *error = "cannot start " + program + ": " + std::strerror(rc);
@@ -93,16 +95,22 @@ pid_t start(const std::vector<std::string>& argv, posix_spawn_file_actions_t& ac
 
 }  // namespace
 
-int run_program(const std::vector<std::string>& argv, const std::string& log_path) {
-  if (argv.empty()) throw Error("run_program: no program given");
+int start_program(const std::vector<std::string>& argv, const std::string& log_path, bool truncate) {
+  if (argv.empty()) throw Error("start_program: no program given");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, log_path.c_str(), O_WRONLY | O_CREAT | (truncate ? O_TRUNC : O_APPEND), 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   std::string error;
   const pid_t pid = start(argv, actions, &error);
   if (!pid) throw Error(error);
-  return wait_for(pid, argv[0]);
+  return pid;
+}
+
+int wait_program(int pid, const std::string& name) { return wait_for(pid, name); }
+
+int run_program(const std::vector<std::string>& argv, const std::string& log_path) {
+  return wait_program(start_program(argv, log_path), argv.empty() ? std::string() : argv[0]);
 }
 
 Captured run_capture(const std::vector<std::string>& argv, bool with_stderr) {
@@ -138,6 +146,40 @@ Captured run_capture(const std::vector<std::string>& argv, bool with_stderr) {
   ::close(fds[0]);
   out.status = wait_for(pid, argv[0]);
   return out;
+}
+
+int start_child(const std::vector<std::string>& argv, int out_fd, int record_fd) {
+  if (argv.empty()) throw Error("start_child: no program given");
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Group 0: the child leads a new group. Default SIGINT/SIGTERM: the parent's handlers (which
+  // stop a run cleanly) are not the child's; an empty mask, whatever the parent blocked.
+  sigset_t defaults, none;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigemptyset(&none);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 2);
+  posix_spawn_file_actions_adddup2(&actions, record_fd, 3);
+  std::string error;
+  pid_t pid = 0;
+  try {
+    pid = start(argv, actions, &error, &attr);
+  } catch (...) {
+    posix_spawnattr_destroy(&attr);
+    throw;
+  }
+  posix_spawnattr_destroy(&attr);
+  if (!pid) throw Error(error);
+  return pid;
 }
 
 std::string tail_of_file(const std::string& path, int max_lines) {

@@ -26,6 +26,10 @@ std::string require_absolute_tool(const std::string& path, const std::string& se
 // signal that ended it. argv[0] is an absolute path, or a bare name found by find_tool_on_path.
 // Throws Error when it cannot be started.
 int run_program(const std::vector<std::string>& argv, const std::string& log_path);
+// run_program in two steps, for children that run side by side (one per GPU): start_program
+// returns the pid at once (the log truncated first when `truncate`), wait_program its status.
+int start_program(const std::vector<std::string>& argv, const std::string& log_path, bool truncate = false);
+int wait_program(int pid, const std::string& name);
 
 // Runs argv (as run_program finds it) and returns its exit status (or 128 + the signal) and what it
 // printed: stdout, and stderr too unless `with_stderr` is false (then it is discarded). No shell
@@ -36,6 +40,12 @@ struct Captured {
   std::string output;
 };
 Captured run_capture(const std::vector<std::string>& argv, bool with_stderr = true);
+
+// Starts a child that runs beside the caller (core/child_process's watchdog reads it): stdin from
+// /dev/null, stdout and stderr to `out_fd`, descriptor 3 to `record_fd`, in a process group of its
+// own (so a kill reaches whatever it starts), SIGINT and SIGTERM at their defaults. Returns its
+// pid; throws Error when it cannot start. The caller waits for it.
+int start_child(const std::vector<std::string>& argv, int out_fd, int record_fd);
 
 // The last `max_lines` lines of a text file (for error messages quoting a tool's log).
 std::string tail_of_file(const std::string& path, int max_lines);

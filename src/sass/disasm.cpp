@@ -270,23 +270,6 @@ const DisassemblerTools& disassembler_tools() {
 
 // --------------------------------------------------------------------------------- running
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-CommandResult run_command(const std::string& command) {
-  CommandResult r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) throw Error("cannot run: " + command);
-  std::array<char, 65536> buf;
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.output.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 TempFile::TempFile(const std::string& suffix) {
   const char* dir = std::getenv("TMPDIR");
   std::string templ = std::string(dir && *dir ? dir : "/tmp") + "/gpudissect-XXXXXX" + suffix;

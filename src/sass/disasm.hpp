@@ -79,15 +79,6 @@ void set_disassembly_progress(bool on);
 // Raw words and control words only, for one kernel.
 std::vector<SassInstruction> raw_instructions(const Cubin& cubin, const Kernel& kernel);
 
-// Runs a shell command, returns its exit status and combined output. For tests and scripts that
-// need a shell; the tool itself starts programs through core/spawn's run_capture (argv, no shell).
-struct CommandResult {
-  int status = -1;
-  std::string output;
-};
-CommandResult run_command(const std::string& command);
-std::string shell_quote(const std::string& s);
-
 // A file in the temporary directory, removed when this goes out of scope, or by the handler of an
 // interrupting signal (core/temp_paths.hpp) when the command is stopped first.
 class TempFile {

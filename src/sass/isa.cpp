@@ -113,12 +113,11 @@ std::vector<Cubin> compile_corpus(const fs::path& dir, const Arch& arch, bool ex
     return out;
   }
   std::vector<std::optional<TempFile>> cubins(files.size());
-  std::vector<CommandResult> results(files.size());
+  std::vector<Captured> results(files.size());
   parallel_for(files.size(), [&](std::size_t i) {
     cubins[i].emplace(".cubin");
-    const Captured c = run_capture({*nvcc, "-cubin", "-O3", "-gencode", gencode(arch), "-o", cubins[i]->path(),
-                                    files[i].string()});
-    results[i] = {c.status, c.output};
+    results[i] = run_capture({*nvcc, "-cubin", "-O3", "-gencode", gencode(arch), "-o", cubins[i]->path(),
+                              files[i].string()});
   });
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (results[i].status != 0) {

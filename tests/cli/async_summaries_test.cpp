@@ -15,6 +15,7 @@
 
 #include "sass/disasm.hpp"
 #include "support/committed_suite.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
@@ -24,8 +25,8 @@ const std::string kSuite = test_support::kCommittedSuite;
 const nlohmann::json& resummarized() {
   static const nlohmann::json doc = [] {
     const std::string out = "/tmp/gpudissect-async-summaries-" + std::to_string(::getpid()) + ".json";
-    const auto r = sass::run_command(std::string(GPUDISSECT_BINARY) + " resummarize " + sass::shell_quote(kSuite) +
-                                     " --out " + sass::shell_quote(out) + " 2>&1");
+    const auto r = run_command(std::string(GPUDISSECT_BINARY) + " resummarize " + shell_quote(kSuite) +
+                                     " --out " + shell_quote(out) + " 2>&1");
     EXPECT_EQ(r.status, 0) << r.output;
     std::ifstream in(out);
     nlohmann::json j = nlohmann::json::parse(in);

@@ -11,12 +11,13 @@
 #include "cli/commands.hpp"
 #include "core/executor.hpp"
 #include "sass/disasm.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
 
-sass::CommandResult gpudissect(const std::string& args) {
-  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+CommandResult gpudissect(const std::string& args) {
+  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -121,7 +122,7 @@ bool driver_installed() {
 
 TEST(RunCommand, NcuWithoutNcuSaysSoBeforeTouchingTheGpu) {
   if (std::filesystem::exists("/usr/local/cuda/bin/ncu")) GTEST_SKIP() << "this machine has ncu";
-  const auto r = sass::run_command("env -u GPUDISSECT_NCU CUDA_HOME=/nonexistent PATH=/usr/bin:/bin " +
+  const auto r = run_command("env -u GPUDISSECT_NCU CUDA_HOME=/nonexistent PATH=/usr/bin:/bin " +
                                    std::string(GPUDISSECT_BINARY) +
                                    " run --ncu --filter latency.alu.ffma --out /tmp/gd-e2e-unused 2>&1");
   EXPECT_EQ(r.status, 2) << r.output;

@@ -8,12 +8,13 @@
 
 #include "cli/commands.hpp"
 #include "sass/disasm.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
 
-sass::CommandResult gpudissect(const std::string& args) {
-  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+CommandResult gpudissect(const std::string& args) {
+  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

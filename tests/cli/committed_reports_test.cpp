@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sass/disasm.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
@@ -25,8 +26,8 @@ std::string read_text(const fs::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-sass::CommandResult gpudissect(const std::string& args) {
-  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>/dev/null");
+CommandResult gpudissect(const std::string& args) {
+  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>/dev/null");
 }
 
 // The run file a committed report was made from: the same stem, as written or compressed.
@@ -58,7 +59,7 @@ TEST(CommittedReports, EqualWhatReportMakesOfTheirRuns) {
     if (committed.rfind("# gpudissect report", 0) != 0) continue;  // fleet reports and notes
     const std::string run = run_beside(e.path());
     if (run.empty()) continue;
-    const auto r = gpudissect("report " + sass::shell_quote(run) + " --out -");
+    const auto r = gpudissect("report " + shell_quote(run) + " --out -");
     ASSERT_EQ(r.status, 0) << run;
     EXPECT_EQ(first_difference(committed, r.output), "")
         << e.path().filename().string() << " is not what `report` makes of its run; regenerate it:\n  build/gpudissect report "

@@ -14,6 +14,7 @@
 
 #include "sass/disasm.hpp"
 #include "support/committed_suite.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
@@ -53,8 +54,8 @@ class DerivedRelations : public ::testing::Test {
     const std::string in = dir + "derived_relations_" + std::to_string(::getpid()) + ".json";
     const std::string out = dir + "derived_relations_" + std::to_string(::getpid()) + ".out.json";
     std::ofstream(in) << doc.dump();
-    const auto r = sass::run_command(std::string(GPUDISSECT_BINARY) + " resummarize " + sass::shell_quote(in) +
-                                     " --out " + sass::shell_quote(out) + " 2>&1");
+    const auto r = run_command(std::string(GPUDISSECT_BINARY) + " resummarize " + shell_quote(in) +
+                                     " --out " + shell_quote(out) + " 2>&1");
     EXPECT_EQ(r.status, 0) << r.output;
     std::ifstream got(out);
     const nlohmann::json res = nlohmann::json::parse(got);

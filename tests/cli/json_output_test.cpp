@@ -10,6 +10,7 @@
 #include "core/device.hpp"
 #include "sass/disasm.hpp"
 #include "support/committed_suite.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
@@ -24,7 +25,7 @@ struct JsonRun {
 
 // stdout only: the notes a command prints go to stderr and are not part of the document.
 JsonRun gpudissect_json(const std::string& args) {
-  const auto r = sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>/dev/null");
+  const auto r = run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>/dev/null");
   JsonRun out{r.status, json(), r.output};
   out.doc = json::parse(r.output, nullptr, false);
   return out;
@@ -37,7 +38,7 @@ const std::string kMeasured = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measur
 TEST(ListJson, ListsEveryProbe) {
   const auto r = gpudissect_json("list --json");
   ASSERT_EQ(r.status, 0) << r.text;
-  const auto plain = sass::run_command(std::string(GPUDISSECT_BINARY) + " list");
+  const auto plain = run_command(std::string(GPUDISSECT_BINARY) + " list");
   std::size_t lines = 0;
   for (char c : plain.output) lines += c == '\n';
   ASSERT_EQ(r.doc["probes"].size(), lines);
@@ -74,7 +75,7 @@ TEST(CompareJson, CountsWhatTheMarkdownCounts) {
       if (!m["ratio"].is_null()) {
         EXPECT_DOUBLE_EQ(m["ratio"].get<double>(), 1.0) << rec["id"];
       }
-  const auto md = sass::run_command(std::string(GPUDISSECT_BINARY) + " compare " + kRun + " " + kRun);
+  const auto md = run_command(std::string(GPUDISSECT_BINARY) + " compare " + kRun + " " + kRun);
   EXPECT_NE(md.output.find(std::to_string(s["matched"].get<int>()) + " records matched by probe id and parameters, " +
                            std::to_string(s["metrics_compared"].get<int>()) + " metrics compared"),
             std::string::npos)

@@ -7,17 +7,18 @@
 
 #include "sass/disasm.hpp"
 #include "sass/sass_test_util.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
 
 // Standard output goes to /dev/full (every write fails with ENOSPC); stderr is captured.
-sass::CommandResult with_stdout_full(const std::string& args) {
-  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1 >/dev/full");
+CommandResult with_stdout_full(const std::string& args) {
+  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1 >/dev/full");
 }
 
-sass::CommandResult gpudissect(const std::string& args) {
-  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+CommandResult gpudissect(const std::string& args) {
+  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

@@ -14,6 +14,7 @@
 #include "sass/disasm.hpp"
 #include "sass/sass_test_util.hpp"
 #include "support/committed_suite.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
@@ -21,8 +22,8 @@ namespace {
 const std::string kRun = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29.json";
 const std::string kRefs = std::string(GPUDISSECT_SOURCE_DIR) + "/data/reference/";
 
-sass::CommandResult gpudissect(const std::string& args) {
-  return sass::run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+CommandResult gpudissect(const std::string& args) {
+  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
 }
 
 TEST(CoverageCommand, EveryDeclaredItemIdExistsAndTheH200RunIsMeasuredPerCategory) {
@@ -30,7 +31,7 @@ TEST(CoverageCommand, EveryDeclaredItemIdExistsAndTheH200RunIsMeasuredPerCategor
   const auto bare = gpudissect("coverage");
   EXPECT_EQ(bare.status, 0) << bare.output;
   EXPECT_EQ(bare.output.find("naming no item of the reference studies"), std::string::npos) << bare.output;
-  const auto r = gpudissect("coverage " + sass::shell_quote(kRun));
+  const auto r = gpudissect("coverage " + shell_quote(kRun));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("| Category"), std::string::npos);
   EXPECT_NE(r.output.find("| **total**"), std::string::npos);
@@ -47,7 +48,7 @@ TEST(CoverageCommand, EveryDeclaredItemIdExistsAndTheH200RunIsMeasuredPerCategor
 const std::string kSuite = test_support::kCommittedSuite;
 
 TEST(CoverageCommand, EachCoverSelectsOneRecordOfTheCommittedFullRun) {
-  const auto r = gpudissect("coverage " + sass::shell_quote(kSuite) + " --check-covers --out /dev/null");
+  const auto r = gpudissect("coverage " + shell_quote(kSuite) + " --check-covers --out /dev/null");
   // "probe: item" of each cover --check-covers rejects.
   std::set<std::string> rejected;
   const std::string mark = "gpudissect: cover ";
@@ -63,7 +64,7 @@ TEST(CoverageCommand, EachCoverSelectsOneRecordOfTheCommittedFullRun) {
 }
 
 TEST(CoverageCommand, TheDriversAnswersAreReportedNotMeasured) {
-  const auto r = gpudissect("coverage " + sass::shell_quote(kSuite));
+  const auto r = gpudissect("coverage " + shell_quote(kSuite));
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* id : {"platform.sm_count", "memory.l2.capacity", "cluster.max_size", "platform.device.name",
                          "platform.env.driver", "platform.power_limit"}) {
@@ -77,7 +78,7 @@ TEST(CoverageCommand, TheDriversAnswersAreReportedNotMeasured) {
 }
 
 TEST(GuideCommand, StatesThePrinciplesTheSuiteMeasures) {
-  const auto r = gpudissect("guide " + sass::shell_quote(kRun));
+  const auto r = gpudissect("guide " + shell_quote(kRun));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("**1. Occupancy per sub-core"), std::string::npos);
   EXPECT_NE(r.output.find("— measured"), std::string::npos) << r.output;
@@ -86,19 +87,19 @@ TEST(GuideCommand, StatesThePrinciplesTheSuiteMeasures) {
 }
 
 TEST(CompareCommand, CrossGenerationTableWithBothReferences) {
-  const auto r = gpudissect("compare " + sass::shell_quote(kRun) + " " + sass::shell_quote(kRefs + "sm_120-paper-rtx-pro-5000.json") +
-                            " " + sass::shell_quote(kRefs + "sm_100-study-b200.json"));
+  const auto r = gpudissect("compare " + shell_quote(kRun) + " " + shell_quote(kRefs + "sm_120-paper-rtx-pro-5000.json") +
+                            " " + shell_quote(kRefs + "sm_100-study-b200.json"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("# Cross-generation comparison"), std::string::npos);
   EXPECT_NE(r.output.find("`memory.dram.latency`"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("| ratio 3/1 |"), std::string::npos) << r.output;
-  EXPECT_EQ(gpudissect("compare " + sass::shell_quote(kRun) + " " + sass::shell_quote(kRefs + "sm_100-study-b200.json") +
+  EXPECT_EQ(gpudissect("compare " + shell_quote(kRun) + " " + shell_quote(kRefs + "sm_100-study-b200.json") +
                        " --json").status, 2);
 }
 
 TEST(ReportCommand, HtmlWithoutPandasSaysWhatToInstall) {
-  const auto r = sass::run_command("GPUDISSECT_PYTHON=/nonexistent/python3 " + std::string(GPUDISSECT_BINARY) +
-                                   " report " + sass::shell_quote(kRun) + " --format html --out - 2>&1");
+  const auto r = run_command("GPUDISSECT_PYTHON=/nonexistent/python3 " + std::string(GPUDISSECT_BINARY) +
+                                   " report " + shell_quote(kRun) + " --format html --out - 2>&1");
   // Its own exit code (69, a program the command needs is missing): 3 says "no usable GPU".
   EXPECT_EQ(r.status, 69) << r.output;
   EXPECT_NE(r.output.find("Python 3, pandas, matplotlib and markdown-it-py"), std::string::npos) << r.output;
@@ -114,7 +115,7 @@ struct PlantedFolder {
   std::string dir = testing::TempDir() + "gd-planted-" + std::to_string(::getpid());
   std::string marker(const std::string& what) const { return dir + "/RAN-" + what; }
   PlantedFolder() {
-    sass::run_command("rm -rf " + sass::shell_quote(dir) + " && mkdir -p " + sass::shell_quote(dir + "/nvidia/cu99/bin"));
+    run_command("rm -rf " + shell_quote(dir) + " && mkdir -p " + shell_quote(dir + "/nvidia/cu99/bin"));
     for (const char* module : {"inspect", "types", "pandas", "json", "re", "argparse", "gpudissect", "site", "encodings"})
       write(std::string(module) + ".py", "open(" + py_quote(marker(module)) + ", 'w')\n");
     write("nvidia/__init__.py", "open(" + py_quote(marker("nvidia-package")) + ", 'w')\n");
@@ -122,15 +123,15 @@ struct PlantedFolder {
     for (const char* tool : {"nvdisasm", "cuobjdump", "python3", "nvcc", "nvidia/cu99/bin/nvdisasm"}) {
       std::string name = tool;
       std::replace(name.begin(), name.end(), '/', '-');
-      write(tool, "#!/bin/sh\ntouch " + sass::shell_quote(marker(name)) +
+      write(tool, "#!/bin/sh\ntouch " + shell_quote(marker(name)) +
                       "\necho 'nvdisasm: NVIDIA (R) CUDA disassembler'\necho 'cuobjdump: NVIDIA (R) x'\nexit 0\n");
       std::filesystem::permissions(dir + "/" + tool, std::filesystem::perms::owner_all);
     }
   }
-  ~PlantedFolder() { sass::run_command("rm -rf " + sass::shell_quote(dir)); }
+  ~PlantedFolder() { run_command("rm -rf " + shell_quote(dir)); }
   // Runs the binary from the folder, with '.' and an empty entry (the current folder too) first on PATH.
-  sass::CommandResult run(const std::string& args, const std::string& env = "") const {
-    return sass::run_command("cd " + sass::shell_quote(dir) + " && env PATH=.::\"$PATH\" GPUDISSECT_CACHE_DIR=off " + env +
+  CommandResult run(const std::string& args, const std::string& env = "") const {
+    return run_command("cd " + shell_quote(dir) + " && env PATH=.::\"$PATH\" GPUDISSECT_CACHE_DIR=off " + env +
                              " " + std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
   }
   std::vector<std::string> markers() const {
@@ -147,17 +148,17 @@ struct PlantedFolder {
 
 TEST(PlantedFolder, TheHtmlReportRunsNothingFromTheCurrentFolder) {
   const std::string python = std::string(GPUDISSECT_SOURCE_DIR) + "/.venv/bin/python3";
-  if (sass::run_command(sass::shell_quote(python) + " -c 'import pandas, matplotlib' 2>&1").status != 0)
+  if (run_command(shell_quote(python) + " -c 'import pandas, matplotlib' 2>&1").status != 0)
     GTEST_SKIP() << "no Python with pandas and matplotlib at " << python;
   const PlantedFolder planted;
   const std::string fixture = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
-  const auto r = planted.run("report " + sass::shell_quote(fixture) + " --format html --out report.html",
-                             "GPUDISSECT_PYTHON=" + sass::shell_quote(python));
+  const auto r = planted.run("report " + shell_quote(fixture) + " --format html --out report.html",
+                             "GPUDISSECT_PYTHON=" + shell_quote(python));
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(planted.markers(), std::vector<std::string>{}) << r.output;
-  EXPECT_EQ(sass::run_command("grep -c '<figure' " + sass::shell_quote(planted.dir + "/report.html")).status, 0);
+  EXPECT_EQ(run_command("grep -c '<figure' " + shell_quote(planted.dir + "/report.html")).status, 0);
   // Without GPUDISSECT_PYTHON the interpreter is the venv's, never ./python3.
-  const auto venv = planted.run("report " + sass::shell_quote(fixture) + " --format html --out report2.html");
+  const auto venv = planted.run("report " + shell_quote(fixture) + " --format html --out report2.html");
   EXPECT_EQ(venv.status, 0) << venv.output;
   EXPECT_EQ(planted.markers(), std::vector<std::string>{}) << venv.output;
 }
@@ -198,7 +199,7 @@ TEST(PlantedFolder, AToolThatIsNotNvidiasIsPassedOver) {
 // now gets the run as this binary read it.
 TEST(ReportCommand, HtmlOfAJournalAndOfAFileWithAByteOrderMark) {
   const std::string python = std::string(GPUDISSECT_SOURCE_DIR) + "/.venv/bin/python3";
-  if (sass::run_command(sass::shell_quote(python) + " -c 'import pandas, matplotlib' 2>&1").status != 0)
+  if (run_command(shell_quote(python) + " -c 'import pandas, matplotlib' 2>&1").status != 0)
     GTEST_SKIP() << "no Python with pandas and matplotlib at " << python;
   const std::string dir = testing::TempDir() + "gd-html-inputs-" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
@@ -214,16 +215,16 @@ TEST(ReportCommand, HtmlOfAJournalAndOfAFileWithAByteOrderMark) {
   for (const auto& r : j["records"]) journal << nlohmann::json{{"record", r}}.dump() << "\n";
   journal.close();
   for (const char* input : {"bom.json", "run.jsonl"}) {
-    const auto r = sass::run_command(std::string(GPUDISSECT_BINARY) + " report " + sass::shell_quote(dir + "/" + input) +
-                                     " --format html --out " + sass::shell_quote(dir + "/" + input + ".html") + " 2>&1");
+    const auto r = run_command(std::string(GPUDISSECT_BINARY) + " report " + shell_quote(dir + "/" + input) +
+                                     " --format html --out " + shell_quote(dir + "/" + input + ".html") + " 2>&1");
     EXPECT_EQ(r.status, 0) << input << ": " << r.output;
-    EXPECT_EQ(sass::run_command("grep -c '<figure' " + sass::shell_quote(dir + "/" + input + ".html")).status, 0) << input;
+    EXPECT_EQ(run_command("grep -c '<figure' " + shell_quote(dir + "/" + input + ".html")).status, 0) << input;
   }
   std::filesystem::remove_all(dir);
 }
 
 TEST(ListCommand, ProbesDeclareTheirViewsAndCovers) {
-  const auto r = sass::run_command(std::string(GPUDISSECT_BINARY) + " list --json --filter memory.latency.chase");
+  const auto r = run_command(std::string(GPUDISSECT_BINARY) + " list --json --filter memory.latency.chase");
   ASSERT_EQ(r.status, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   const auto& p = j["probes"][0];
@@ -234,7 +235,7 @@ TEST(ListCommand, ProbesDeclareTheirViewsAndCovers) {
 
 // Without --reference the binary finds data/reference/'s published datasets for the run's arch.
 TEST(ValidateBinary, TheCommittedH200RunAgainstThePublishedHopperRecord) {
-  const auto r = gpudissect("validate " + sass::shell_quote(kSuite));
+  const auto r = gpudissect("validate " + shell_quote(kSuite));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.rfind("# Validation: NVIDIA H200 against the published record", 0), 0u) << r.output;
   EXPECT_NE(r.output.find("`sm_90-published-hopper.json`"), std::string::npos) << r.output;

@@ -23,6 +23,7 @@
 
 #include "sass/disasm.hpp"
 #include "support/sample_run.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
@@ -86,10 +87,10 @@ class ExampleSandbox {
     for (const char* sub : {"data", "docs", "schemas", "scripts", "src"})
       fs::create_directory_symlink(fs::path(GPUDISSECT_SOURCE_DIR) / sub, dir_.path() / sub);
   }
-  sass::CommandResult run(const std::string& line) const {
+  CommandResult run(const std::string& line) const {
     const std::string dir = dir_.path().string();
-    return sass::run_command("cd " + sass::shell_quote(dir) + " && PATH=" + sass::shell_quote(dir + "/bin") +
-                             ":\"$PATH\" sh -c " + sass::shell_quote(line) + " 2>&1");
+    return run_command("cd " + shell_quote(dir) + " && PATH=" + shell_quote(dir + "/bin") +
+                             ":\"$PATH\" sh -c " + shell_quote(line) + " 2>&1");
   }
 
  private:
@@ -170,9 +171,9 @@ TEST(ReadmeExamples, OfflineExamplesExitAsDocumented) {
 // added, renamed or re-declared without regenerating it fails here, with the command that fixes it.
 TEST(ReadmeExamples, ProbeCatalogMatchesTheBinary) {
   const std::string root = GPUDISSECT_SOURCE_DIR;
-  const auto r = sass::run_command("python3 " + sass::shell_quote(root + "/scripts/probes_doc.py") + " --exe " +
-                                   sass::shell_quote(GPUDISSECT_BINARY) + " --check " +
-                                   sass::shell_quote(root + "/docs/probes.md") + " 2>&1");
+  const auto r = run_command("python3 " + shell_quote(root + "/scripts/probes_doc.py") + " --exe " +
+                                   shell_quote(GPUDISSECT_BINARY) + " --check " +
+                                   shell_quote(root + "/docs/probes.md") + " 2>&1");
   EXPECT_EQ(r.status, 0) << r.output;
 }
 

@@ -12,6 +12,7 @@
 
 #include "sass/disasm.hpp"
 #include "support/committed_suite.hpp"
+#include "support/shell.hpp"
 
 namespace gd {
 namespace {
@@ -21,7 +22,7 @@ class ResummarizeMalformed : public ::testing::Test {
  protected:
   // The suite's measured points of `probe`, each passed through `damage(index, record)`.
   template <class F>
-  sass::CommandResult resummarize(const std::string& probe, F damage) {
+  CommandResult resummarize(const std::string& probe, F damage) {
     nlohmann::json doc = test_support::committed_suite();
     nlohmann::json kept = nlohmann::json::array();
     int i = 0;
@@ -34,8 +35,8 @@ class ResummarizeMalformed : public ::testing::Test {
     const std::string in = ::testing::TempDir() + "malformed_" + std::to_string(::getpid()) + ".json";
     const std::string out = in + ".out.json";
     std::ofstream(in) << doc.dump();
-    return sass::run_command(std::string(GPUDISSECT_BINARY) + " resummarize " + sass::shell_quote(in) + " --out " +
-                             sass::shell_quote(out) + " 2>&1");
+    return run_command(std::string(GPUDISSECT_BINARY) + " resummarize " + shell_quote(in) + " --out " +
+                             shell_quote(out) + " 2>&1");
   }
 };
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sass_test_util.hpp"
+#include "support/shell.hpp"
 
 namespace gd::sass {
 namespace {

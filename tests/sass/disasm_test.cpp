@@ -7,6 +7,7 @@
 
 #include "sass/disasm.hpp"
 #include "sass_test_util.hpp"
+#include "support/shell.hpp"
 
 namespace gd::sass {
 namespace {

@@ -17,6 +17,7 @@
 #include "sass/fatbin.hpp"
 #include "sass/verify.hpp"
 #include "sass_test_util.hpp"
+#include "support/shell.hpp"
 
 namespace gd::sass {
 namespace {

@@ -12,6 +12,7 @@
 
 #include "sass/disasm.hpp"
 #include "sass/elf.hpp"
+#include "support/shell.hpp"
 
 namespace gd::sass::testing {
 
