@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU session's worth of checks in one command, each step under its own time limit so the
 # whole fits a lease (a killed step keeps its finished records: runs are journalled):
-#   full suite run (the dataset) -> quick run -> `run --ncu` of the pipe probes -> the SM clock by
+#   full suite run (the dataset) -> quick run -> a repeat of the full run (REPEAT_S) -> `run --ncu` of the pipe probes -> the SM clock by
 #   ncu's counters (CLOCK_S) -> PyTorch's GEMM (TORCH_S) -> `--devices all` (when there are several
 #   GPUs) -> compute-sanitizer over every category.
 # Uses a carried binary (GPUDISSECT_CARRIED_BUILD, checked fresh by scripts/gpu_check.sh's rule)
@@ -43,6 +43,9 @@ step verify "${VERIFY_S:-120}" verify --arch sm_90a
 read -r -a full_args <<<"${FULL_ARGS:-}"
 step full "$full_s" run --no-progress --out "$work/full" "${full_args[@]}"
 step quick "$quick_s" run --quick --no-progress --out "$work/quick"
+# A second full run of the same code on the same card (REPEAT_S, default skipped): the pair that
+# calibrates compare's false-alarm rate (tests/report/compare_calibration_test.cpp).
+step repeat "${REPEAT_S:-0}" run --no-progress --out "$work/repeat" "${full_args[@]}"
 step ncu "$ncu_s" run --ncu --ncu-kernel alu_stream_kernel --quick --no-progress --filter 'pipes.interference.*' --out "$work/ncu"
 # The SM clock by a second method (issue 25): ncu's cycle counters over the wgmma and FFMA points,
 # set against clock64/globaltimer and NVML by scripts/clock_methods.py. CLOCK_S=0 skips it.
