@@ -65,9 +65,15 @@ ChildOutcome run_child(const std::vector<std::string>& argv_in, const std::funct
   pid_t pid = 0;
   try {
     pid = start_child(argv_in, out[1], rec[1]);
-  } catch (...) {
+  } catch (const Error& e) {
+    // A program that cannot be executed ends as a shell's would (127): a failed child, reported
+    // with the reason, not an exception that would end the parent's run.
     for (int fd : {rec[0], rec[1], out[0], out[1]}) ::close(fd);
-    throw;
+    ChildOutcome o;
+    o.exited = true;
+    o.status = 127;
+    o.output_tail = std::string("cannot execute the child program: ") + e.what();
+    return o;
   }
   for (int fd : {rec[1], out[1]}) ::close(fd);
 

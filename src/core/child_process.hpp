@@ -24,7 +24,8 @@ struct ChildOutcome {
 // ends whatever it started).
 // Each complete line the child writes to fd 3 is passed to on_line as it arrives. The watchdog
 // kills the child when no line came for `line_timeout_s` seconds; `interrupted` is polled a few
-// times a second and kills it when it returns true. Throws Error when the child cannot be started.
+// times a second and kills it when it returns true. A program that cannot be executed is a child
+// that exited 127 with the reason as its output; Error is thrown only when no pipe can be made.
 ChildOutcome run_child(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line,
                        double line_timeout_s, const std::function<bool()>& interrupted = {});
 
