@@ -295,6 +295,10 @@ std::string to_string(Change::Kind k) {
   return "same";
 }
 
+bool rank_test_has_power(const Summary& a, const Summary& b) {
+  return a.n >= kMinRankTestSamples && b.n >= kMinRankTestSamples;
+}
+
 double relative_standard_error(const Metric& m) {
   if (m.stats.n < 2 || m.value() == 0) return 0;
   const double n = double(m.stats.n);
@@ -312,7 +316,7 @@ std::optional<Change> assess(const std::string& metric, const Metric& a, const M
   c.ratio = *ratio;
   // A sign change has no log ratio: the threshold alone decides.
   if (*ratio > 0) c.noise = std::hypot(relative_standard_error(a), relative_standard_error(b));
-  if (const auto rank = mann_whitney(a.stats, b.stats)) {
+  if (const auto rank = rank_test_has_power(a.stats, b.stats) ? mann_whitney(a.stats, b.stats) : std::nullopt) {
     c.test = Change::Test::Rank;
     c.p_value = rank->p_value;
     c.superiority = rank->superiority;
@@ -452,7 +456,9 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b, const Compa
     os << "Beyond the runs' own noise and the " << threshold << " threshold: " << c.regressions << " regressions, "
        << c.improvements << " improvements, " << c.changed
        << " other changes (metrics without a better direction). A move is called when it exceeds the threshold "
-          "and the medians' shift is beyond their standard errors (1.2533 sd / sqrt(n) each) at p < 0.001.\n\n";
+          "and a test rejects \"no shift\" at p < 0.001: the Mann-Whitney rank test where both runs kept a sketch of "
+          "their samples, else the medians' shift against their standard errors; a metric measured once is decided by "
+          "the threshold alone.\n\n";
   os << moved_list(comparable, m, opts);
   os << headlines_side_by_side(a, b);
   os << "## Devices\n\n" << side_by_side(device_facts(a.device), device_facts(b.device)) << "\n";

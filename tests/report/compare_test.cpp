@@ -101,7 +101,7 @@ TEST_F(CompareRuns, WhatMovedLeadsLargestFirst) {
                                       "bandwidth/tbps", "4.512 TB/s", "13.54 TB/s", "3"}));
   const Change triad = *assess("bandwidth/tbps", a.records[3], b.records[3], {});
   EXPECT_EQ(rows[0][7], fmt_num(triad.low(), 4) + "–" + fmt_num(triad.high(), 4)) << "B/A's 95 % interval";
-  EXPECT_EQ(rows[0][8], "<1e-6");
+  EXPECT_EQ(rows[0][8], "<1e-6 (medians)");
   EXPECT_EQ(rows[1].at(0), "-50.0% changed");
   EXPECT_EQ(rows[1].at(2), "chain=64");
   EXPECT_EQ(rows[2].at(0), "+20.0% changed");
@@ -281,11 +281,21 @@ TEST(Assess, SketchesOnBothSidesAreRankTested) {
   const auto small = assess("bandwidth/tbps", a, sampled("bandwidth/tbps", 98, 0.05, 200), {});
   EXPECT_LT(small->p_value, kCompareAlpha);
   EXPECT_EQ(small->kind, Change::Kind::Same);
-  // Beyond the threshold but five samples each, overlapping: the test cannot reject.
+  // Beyond the threshold but five samples each, overlapping: too few for the rank test to reach
+  // p < 0.001 at all, so the medians' test decides, and it cannot reject either.
   const auto few = assess("bandwidth/tbps", sampled("bandwidth/tbps", 100, 0.3, 5), sampled("bandwidth/tbps", 94, 0.3, 5), {});
-  EXPECT_EQ(few->test, Change::Test::Rank);
+  EXPECT_EQ(few->test, Change::Test::Median);
   EXPECT_GT(few->p_value, kCompareAlpha);
   EXPECT_EQ(few->kind, Change::Kind::Same);
+  // Seven quiet samples a side 6 % apart: found by the medians' test (the rank test could not);
+  // eight a side: the rank test, whose best p (no overlap) is now below the bar.
+  const auto seven = assess("bandwidth/tbps", sampled("bandwidth/tbps", 100, 0.005, 7), sampled("bandwidth/tbps", 94, 0.005, 7), {});
+  EXPECT_EQ(seven->test, Change::Test::Median);
+  EXPECT_EQ(seven->kind, Change::Kind::Regression);
+  const auto eight = assess("bandwidth/tbps", sampled("bandwidth/tbps", 100, 0.005, 8), sampled("bandwidth/tbps", 94, 0.005, 8), {});
+  EXPECT_EQ(eight->test, Change::Test::Rank);
+  EXPECT_LT(eight->p_value, kCompareAlpha);
+  EXPECT_EQ(eight->kind, Change::Kind::Regression);
   // One side without a sketch (an older run file): the medians' test, from its sd.
   Metric old = b;
   old.stats.sketch.clear();
