@@ -72,12 +72,13 @@ SEMANTIC = [
 
 
 def trim_record(r, keep_list=3):
-    """A suite record without its long lists (sweeps, kernels) beyond a few items."""
+    """A suite record without its long lists (sweeps, kernels) beyond a few items. A metric's
+    sketch stays whole: its length is tied to the metric's sample count, which the reader checks."""
     r = copy.deepcopy(r)
 
     def walk(v):
         if isinstance(v, dict):
-            return {k: walk(x) for k, x in v.items()}
+            return {k: (x if k == "sketch" else walk(x)) for k, x in v.items()}
         if isinstance(v, list):
             return [walk(x) for x in v[:keep_list]]
         return v

@@ -11,7 +11,7 @@
 namespace gd::test_support {
 
 inline const std::string kCommittedSuite =
-    std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02e-suite.json";
+    std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-02f-suite.json.gz";
 
 // The suite's run file, parsed once.
 inline const nlohmann::json& committed_suite() {
