@@ -280,13 +280,23 @@ static std::optional<RunDocument> read_run_or_foreign(const std::string& path, s
 
 RunDocument read_run_file(const std::string& path) { return *read_run_or_foreign(path, nullptr); }
 
+namespace {
+// Run files end in .json (.json.gz compressed, as data/measured keeps them), journals in .jsonl.
+bool has_run_file_name(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  for (const std::string_view ext : {".json", ".json.gz", ".jsonl"})
+    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) return true;
+  return false;
+}
+}  // namespace
+
 std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, const std::string& done) {
   std::vector<RunDocument> docs;
   for (const auto& path : paths) {
     // A shell glob over a results folder also catches the .md and .csv next to each run.
-    const auto ext = fs::path(path).extension();
-    if (ext != ".json" && ext != ".jsonl")
-      throw UserError(path + ": not a run file (run files end in .json, run journals in .jsonl; nothing was " + done + ")");
+    if (!has_run_file_name(path))
+      throw UserError(path + ": not a run file (run files end in .json or .json.gz, run journals in .jsonl; nothing was " +
+                      done + ")");
     docs.push_back(read_run_file(path));
   }
   return docs;
@@ -295,9 +305,8 @@ std::vector<RunDocument> read_run_files(const std::vector<std::string>& paths, c
 RunFiles read_run_files_among_others(const std::vector<std::string>& paths) {
   RunFiles out;
   for (const auto& path : paths) {
-    const auto ext = fs::path(path).extension();
-    if (ext != ".json" && ext != ".jsonl") {
-      out.skipped.push_back({path, "not a run file (run files end in .json, run journals in .jsonl)"});
+    if (!has_run_file_name(path)) {
+      out.skipped.push_back({path, "not a run file (run files end in .json or .json.gz, run journals in .jsonl)"});
       continue;
     }
     std::string foreign;

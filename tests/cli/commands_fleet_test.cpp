@@ -90,6 +90,23 @@ TEST(ImportCommand, ARunGivenTwiceIsImportedOnce) {
   EXPECT_NE(err.find("is the same run (rank-0)"), std::string::npos) << err;
 }
 
+// data/measured keeps its runs as .json.gz, which every reader inflates; merge and import refused
+// the name ("run files end in .json") before reading a byte.
+TEST(MergeCommand, GzipCompressedRunsAreRuns) {
+  TempDir dir;
+  const std::string run = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-03-noise-r1.json.gz";
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  const int merged = run_cli({"merge", run, "--db", dir.file("fleet.db"), "--out", dir.file("fleet.md")});
+  const int imported = run_cli({"import", run, "--db", dir.file("r.db")});
+  testing::internal::GetCapturedStdout();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(merged, 0) << err;
+  EXPECT_EQ(imported, 0) << err;
+  EXPECT_EQ(list_runs(dir.file("r.db")).size(), 1u);
+  EXPECT_EQ(err.find("not a run file"), std::string::npos) << err;
+}
+
 TEST(MergeCommand, OtherFilesAreRefused) {
   TempDir dir;
   EXPECT_THROW(run_cli({"merge", write_rank(dir, 0, 1.0), dir.file("run.md")}), UserError);
