@@ -152,3 +152,31 @@ def test_info_json_and_every_measured_runs_device_match_the_info_schema():
         pytest.skip("no usable GPU here: the device objects of the committed runs are checked above")
     assert rc == 0, r.stderr
     assert errors("info", doc) == []
+
+
+TABLES = sorted((ROOT / "data/measured").glob("*run-to-run*.json*"))
+
+
+def test_the_committed_run_to_run_table_matches_its_schema():
+    assert TABLES, "data/measured keeps the run-to-run noise table compare --noise reads"
+    for path in TABLES:
+        assert errors("run-to-run", read_json(path)) == [], path.name
+    doc = read_json(TABLES[0])
+    doc["groups"][0]["sigma"] = -1
+    assert errors("run-to-run", doc), "the schema accepts a negative sigma"
+    doc = read_json(TABLES[0])
+    doc["runs"] = doc["runs"][:1]
+    assert errors("run-to-run", doc), "the schema accepts a table of one run"
+
+
+def test_noise_writes_what_its_schema_describes(tmp_path):
+    runs = [p for p in RUNS if p.name.startswith("nvidia-h200-2026-12-02f-") and "quick" not in p.name]
+    out = tmp_path / "t.json"
+    rc, _, r = binary_json("noise", *map(str, runs), "--out", str(out))
+    assert rc == 0, r.stderr
+    assert errors("run-to-run", json.loads(out.read_text())) == []
+    rc, doc, r = binary_json("compare", "--json", "--noise", str(out), *map(str, runs))
+    assert rc == 0, r.stderr
+    assert errors("compare", doc) == []
+    assert doc["summary"]["noise_table"]["pairs"] == 1
+    assert any(m["test"] == "run-to-run" for rec in doc["matched"] for m in rec["metrics"])

@@ -28,6 +28,8 @@
 #include "report/item_values.hpp"
 #include "report/markdown.hpp"
 #include "report/probe_json.hpp"
+#include "report/run_to_run.hpp"
+#include "report/run_view.hpp"
 #include "report/seed_items.hpp"
 #include "report/validation.hpp"
 
@@ -156,6 +158,7 @@ struct CompareArgs {
   bool json = false;
   bool cross = false;
   CompareOptions opts;
+  std::string noise;  // a run-to-run table (`gpudissect noise`)
   bool fail_on_regression = false;
 };
 
@@ -180,22 +183,61 @@ int do_compare(const CompareArgs& args) {
   if (args.format == "html") throw UserError("--format html is for the cross-generation table (--cross)");
   const RunDocument& a = docs[0];
   const RunDocument& b = docs[1];
+  CompareOptions opts = args.opts;
+  std::optional<RunToRunTable> table;
+  if (!args.noise.empty()) {
+    table = read_run_to_run(args.noise);
+    // Another model's spread is no guide to this one's (a card's memory, clocks and power differ).
+    for (const RunDocument* run : {&a, &b})
+      if (device_name(run->device) != table->gpu)
+        throw UserError("--noise " + args.noise + " was measured on " + table->gpu + "; run " + run->run_id + " is on " +
+                        device_name(run->device));
+    opts.run_to_run = &*table;
+  }
   if (!args.json) {
-    out.write(compare_runs(a, b, args.opts));
+    out.write(compare_runs(a, b, opts));
   } else {
     nlohmann::json doc = json_envelope("compare");
-    doc.update(compare_runs_json(a, b, args.opts));
+    doc.update(compare_runs_json(a, b, opts));
     out.write(doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
   // For CI: the comparison is written either way; a regression beyond the noise fails it.
   if (args.fail_on_regression) {
-    const ChangeCounts c = count_changes(a, b, args.opts);
+    const ChangeCounts c = count_changes(a, b, opts);
     if (c.regressions > 0) {
       std::cerr << "gpudissect: " << c.regressions << " metric(s) regressed beyond the noise and the threshold\n";
       return 1;
     }
   }
   return 0;
+}
+
+struct NoiseArgs {
+  std::vector<std::string> runs;
+  std::string out;
+};
+
+int do_noise(const NoiseArgs& args) {
+  const OutputPath out = output_of(args.out, args.runs);
+  const RunToRunTable t = build_run_to_run(read_run_files(args.runs, "written"));
+  out.write(to_json(t).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  std::cerr << "noise: " << t.groups.size() << " (probe, metric) groups from " << t.pairs << " pair(s) of runs of one "
+            << t.gpu << "\n";
+  return 0;
+}
+
+void add_noise(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand(
+      "noise", "How far each metric moves between repeat runs of one card (same code): the table `compare --noise` "
+               "adds to each metric's own noise");
+  auto args = std::make_shared<NoiseArgs>();
+  cmd->add_option("runs", args->runs,
+                  "Full runs of one GPU model; every two on one physical card (same UUID) form a pair")
+      ->required()
+      ->expected(2, 1 << 16)
+      ->type_name("A.json B.json [C.json...]");
+  cmd->add_option("--out,-o", args->out, "Write the table to this file (- or none: standard output)")->type_name("FILE");
+  cmd->callback([&action, args] { action = [args] { return do_noise(*args); }; });
 }
 
 void add_compare(CLI::App& app, std::function<int()>& action) {
@@ -220,6 +262,10 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
                   "or a fraction (0.04); a bare 4 is refused as ambiguous")
       ->transform(threshold_value(10.0))
       ->default_str("4%");
+  cmd->add_option("--noise", args->noise,
+                  "Run-to-run noise table (`gpudissect noise`) of the runs' GPU model: each metric's spread between "
+                  "repeat runs of one card is added to its own noise")
+      ->type_name("TABLE.json");
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
                 "Exit 1 when a latency, bandwidth or throughput metric got worse beyond noise and threshold");
   cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });
@@ -469,6 +515,7 @@ void add_recover(CLI::App& app, std::function<int()>& action) {
 void add_report_commands(CLI::App& app, std::function<int()>& action) {
   add_report(app, action);
   add_compare(app, action);
+  add_noise(app, action);
   add_coverage(app, action);
   add_guide(app, action);
   add_headlines(app, action);

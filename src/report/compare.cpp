@@ -12,6 +12,7 @@
 #include "core/json_fields.hpp"
 #include "report/format.hpp"
 #include "report/headlines.hpp"
+#include "report/run_to_run.hpp"
 #include "report/run_view.hpp"
 
 namespace gd {
@@ -66,13 +67,6 @@ std::string value_cell(const Metric* m) {
   return m ? markdown_escape(fmt_num(m->value()) + (m->unit.empty() ? "" : " " + m->unit)) : "—";
 }
 
-// B/A, or nullopt when it cannot be formed (A zero or unknown); units must agree.
-std::optional<double> ratio_of(const Metric& a, const Metric& b) {
-  const double ratio = b.value() / a.value();
-  if (a.unit != b.unit || !std::isfinite(ratio) || a.value() == 0) return std::nullopt;
-  return ratio;
-}
-
 enum class Better { Lower, Higher, Unknown };
 Better better_of(const std::string& metric) {
   const auto family = metric.substr(0, metric.find('/'));
@@ -106,6 +100,8 @@ std::string p_cell(const Change& c) {
     out += buf;
   } else if (c.test == Change::Test::Median) {
     out += " (medians)";
+  } else if (c.test == Change::Test::RunToRun) {
+    out += " (medians, run-to-run)";
   }
   return out;
 }
@@ -280,6 +276,7 @@ std::string to_string(Change::Test t) {
     case Change::Test::None: return "none";
     case Change::Test::Rank: return "mann-whitney";
     case Change::Test::Median: return "median";
+    case Change::Test::RunToRun: return "run-to-run";
   }
   return "none";
 }
@@ -293,6 +290,12 @@ std::string to_string(Change::Kind k) {
     case Change::Kind::Contended: return "contended";
   }
   return "same";
+}
+
+std::optional<double> ratio_of(const Metric& a, const Metric& b) {
+  const double ratio = b.value() / a.value();
+  if (a.unit != b.unit || !std::isfinite(ratio) || a.value() == 0) return std::nullopt;
+  return ratio;
 }
 
 bool rank_test_has_power(const Summary& a, const Summary& b) {
@@ -309,17 +312,27 @@ double relative_standard_error(const Metric& m) {
   return 1.2533 * m.stats.stddev / std::sqrt(n) / std::fabs(m.value());
 }
 
-std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts) {
+std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts,
+                             double run_to_run) {
   const auto ratio = ratio_of(a, b);
   if (!ratio) return std::nullopt;
   Change c;
   c.ratio = *ratio;
   // A sign change has no log ratio: the threshold alone decides.
-  if (*ratio > 0) c.noise = std::hypot(relative_standard_error(a), relative_standard_error(b));
-  if (const auto rank = rank_test_has_power(a.stats, b.stats) ? mann_whitney(a.stats, b.stats) : std::nullopt) {
+  if (*ratio > 0) {
+    c.run_to_run = run_to_run;
+    c.noise = std::hypot(relative_standard_error(a), relative_standard_error(b), run_to_run);
+  }
+  const auto rank = rank_test_has_power(a.stats, b.stats) ? mann_whitney(a.stats, b.stats) : std::nullopt;
+  if (rank) c.superiority = rank->superiority;
+  if (c.run_to_run > 0) {
+    // The runs' own samples cannot tell a shift of the code from a drift between runs: the rank
+    // test would call the drift, so the medians' shift is tested against both noises.
+    c.test = Change::Test::RunToRun;
+    c.p_value = std::erfc(std::fabs(std::log(*ratio)) / c.noise / std::sqrt(2.0));
+  } else if (rank) {
     c.test = Change::Test::Rank;
     c.p_value = rank->p_value;
-    c.superiority = rank->superiority;
   } else if (c.noise > 0) {
     c.test = Change::Test::Median;
     c.p_value = std::erfc(std::fabs(std::log(*ratio)) / c.noise / std::sqrt(2.0));
@@ -336,10 +349,21 @@ std::optional<Change> assess(const std::string& metric, const Record& a, const R
   const Metric* ma = a.metric(metric);
   const Metric* mb = b.metric(metric);
   if (!ma || !mb) return std::nullopt;
-  auto c = assess(metric, *ma, *mb, opts);
+  const auto sigma = opts.run_to_run ? opts.run_to_run->sigma(a.id, metric) : std::nullopt;
+  auto c = assess(metric, *ma, *mb, opts, sigma.value_or(0));
   if (c && c->kind != Change::Kind::Same && (has_flag(a, kContendedFlag) || has_flag(b, kContendedFlag)))
     c->kind = Change::Kind::Contended;
   return c;
+}
+
+void for_each_compared_metric(const RunDocument& a, const RunDocument& b,
+                              const std::function<void(const Record&, const Metric&, const Record&, const Metric&)>& f) {
+  const Matching m = match_records(a, b);
+  for (const Record* ra : split_matched(m).comparable) {
+    const Record* rb = m.b_of.at(ra);
+    for (const Metric& ma : ra->metrics)
+      if (const Metric* mb = rb->metric(ma.name)) f(*ra, ma, *rb, *mb);
+  }
 }
 
 ChangeCounts count_changes(const RunDocument& a, const RunDocument& b, const CompareOptions& opts) {
@@ -351,6 +375,28 @@ ChangeCounts count_changes(const RunDocument& a, const RunDocument& b, const Com
   }
   return c;
 }
+
+namespace {
+
+// Where the noise beyond each run's own samples came from, for the reader of the summary.
+std::string noise_source_line(const CompareOptions& opts) {
+  const RunToRunTable* t = opts.run_to_run;
+  if (!t)
+    return "No run-to-run noise table (`--noise`): a metric measured once is judged by the threshold alone, and a "
+           "drift between runs by each run's own samples; `gpudissect noise` builds the table from repeat runs of "
+           "one card.\n\n";
+  return "Run-to-run noise: " + std::to_string(t->groups.size()) + " (probe, metric) groups measured over " +
+         std::to_string(t->pairs) + " pairs of repeat runs of one card (" + markdown_escape(t->gpu) + ", " +
+         std::to_string(t->runs.size()) + " runs), added to each metric's own noise.\n\n";
+}
+
+nlohmann::json noise_table_json(const CompareOptions& opts) {
+  const RunToRunTable* t = opts.run_to_run;
+  if (!t) return nullptr;
+  return {{"gpu", t->gpu}, {"runs", t->runs.size()}, {"pairs", t->pairs}, {"groups", t->groups.size()}};
+}
+
+}  // namespace
 
 nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b, const CompareOptions& opts) {
   const Matching m = match_records(a, b);
@@ -370,6 +416,7 @@ nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b, con
                          {"ratio", ratio ? nlohmann::json(*ratio) : nlohmann::json(nullptr)},
                          {"change", change ? nlohmann::json(to_string(change->kind)) : nlohmann::json(nullptr)},
                          {"noise", change ? nlohmann::json(change->noise) : nlohmann::json(nullptr)},
+                         {"run_to_run", change ? nlohmann::json(change->run_to_run) : nlohmann::json(nullptr)},
                          {"p_value", change && std::isfinite(change->p_value) ? nlohmann::json(change->p_value) : nlohmann::json(nullptr)},
                          {"test", change ? nlohmann::json(to_string(change->test)) : nlohmann::json(nullptr)},
                          {"superiority", change && std::isfinite(change->superiority) ? nlohmann::json(change->superiority)
@@ -396,7 +443,8 @@ nlohmann::json compare_runs_json(const RunDocument& a, const RunDocument& b, con
           {"only_b", only_b},
           {"summary", {{"matched", split.comparable.size()}, {"metrics_compared", metrics_compared},
                        {"not_compared", split.blocked.size()}, {"only_a", m.only_a.size()}, {"only_b", m.only_b.size()},
-                       {"threshold", opts.threshold}, {"regressions", changes.regressions},
+                       {"threshold", opts.threshold}, {"noise_table", noise_table_json(opts)},
+                       {"regressions", changes.regressions},
                        {"improvements", changes.improvements}, {"changed", changes.changed},
                        {"contended_not_counted", changes.contended},
                        {"contended_points", {{"a", contended_points(a)}, {"b", contended_points(b)}}}}}};
@@ -450,6 +498,7 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b, const Compa
       os << "> ⚠ " << side << " has " << n << " measured points taken while another process used its GPU (flagged "
          << "`contended`): their moves are shown but not counted as regressions or improvements (" << c.contended
          << " such moves in all).\n\n";
+  os << noise_source_line(opts);
   if (c.regressions + c.improvements + c.changed == 0)
     os << "Nothing moved beyond the runs' own noise or the " << threshold << " threshold.\n\n";
   else
@@ -457,8 +506,8 @@ std::string compare_runs(const RunDocument& a, const RunDocument& b, const Compa
        << c.improvements << " improvements, " << c.changed
        << " other changes (metrics without a better direction). A move is called when it exceeds the threshold "
           "and a test rejects \"no shift\" at p < 0.001: the Mann-Whitney rank test where both runs kept a sketch of "
-          "their samples, else the medians' shift against their standard errors; a metric measured once is decided by "
-          "the threshold alone.\n\n";
+          "their samples, else the medians' shift against their standard errors (with the run-to-run spread added "
+          "where a noise table gives it); a metric with no noise of either kind is decided by the threshold alone.\n\n";
   os << moved_list(comparable, m, opts);
   os << headlines_side_by_side(a, b);
   os << "## Devices\n\n" << side_by_side(device_facts(a.device), device_facts(b.device)) << "\n";

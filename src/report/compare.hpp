@@ -2,6 +2,7 @@
 // parameters, metrics by name, each with its B/A ratio; what only one run has is listed.
 #pragma once
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -10,9 +11,14 @@
 
 namespace gd {
 
+struct RunToRunTable;
+
 struct CompareOptions {
   // A metric moved when |B/A - 1| exceeds this and the shift of the medians is significant (below).
   double threshold = 0.04;
+  // How far each metric moves between repeat runs of one card (report/run_to_run.hpp, `compare
+  // --noise`): added to each metric's own noise; null: the runs' samples alone.
+  const RunToRunTable* run_to_run = nullptr;
 };
 
 // Below this two-sided p-value a shift of the medians is not the runs' sampling noise.
@@ -37,9 +43,14 @@ struct Change {
   Kind kind = Kind::Same;
   double ratio = 1;  // B / A
   double noise = 0;  // standard error of ln(B/A); 0 when a side has no spread to go by
+  // The run-to-run part of the noise (CompareOptions::run_to_run's sigma for this probe and metric),
+  // 0 when no table was given or it has no such group.
+  double run_to_run = 0;
   // The test that gave p_value: none (the threshold alone decided), the rank test of the two
-  // sketches, or the medians' shift against the noise.
-  enum class Test { None, Rank, Median };
+  // sketches, the medians' shift against the noise, or that shift against the noise with the
+  // run-to-run spread added (a drift between runs moves the whole distribution, which the rank test
+  // of one pair of runs would call).
+  enum class Test { None, Rank, Median, RunToRun };
   Test test = Test::None;
   double p_value = std::numeric_limits<double>::quiet_NaN();  // NaN when no test could be made
   // The rank test's effect size, P(a B sample > an A sample): 0.5 no shift, 0 or 1 no overlap.
@@ -58,11 +69,20 @@ bool rank_test_has_power(const Summary& a, const Summary& b);
 double relative_standard_error(const Metric& m);
 std::string to_string(Change::Kind k);
 std::string to_string(Change::Test t);
-// nullopt when no ratio can be formed (units differ, A zero or unknown).
-std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts);
+// B/A, or nullopt when it cannot be formed (A zero or unknown); units must agree.
+std::optional<double> ratio_of(const Metric& a, const Metric& b);
+// nullopt when no ratio can be formed (units differ, A zero or unknown). `run_to_run`: the sigma of
+// ln(B/A) between repeat runs of one card for this metric, 0 when not known.
+std::optional<Change> assess(const std::string& metric, const Metric& a, const Metric& b, const CompareOptions& opts,
+                             double run_to_run = 0);
 // assess() for a metric of two matched records (nullopt when a side lacks it): a move where either
 // record is flagged `contended` is Kind::Contended.
 std::optional<Change> assess(const std::string& metric, const Record& a, const Record& b, const CompareOptions& opts);
+
+// Every metric both runs have on records matched by probe id and params (both measured, status ok),
+// in A's order: what compare compares.
+void for_each_compared_metric(const RunDocument& a, const RunDocument& b,
+                              const std::function<void(const Record&, const Metric&, const Record&, const Metric&)>& f);
 
 struct ChangeCounts {
   int regressions = 0, improvements = 0, changed = 0;

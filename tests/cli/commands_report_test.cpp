@@ -186,6 +186,43 @@ TEST(CompareCommand, EitherBadFileIsNamed) {
 namespace gd {
 namespace {
 
+// `noise` builds the run-to-run table from repeat runs of one card; `compare --noise` reads it and
+// refuses a table of another GPU model or a file that is not one.
+TEST(NoiseCommand, BuildsTheTableCompareReads) {
+  TempDir dir;
+  RunDocument a = test_support::sample_run(), b = a, other = a;
+  a.run_id = "a";
+  b.run_id = "b";
+  for (Record& r : b.records)
+    for (Metric& m : r.metrics) m.stats.median *= 1.01;
+  other.run_id = "other";
+  other.device["uuid"] = "GPU-4567";
+  for (const auto& [name, doc] : {std::pair<const char*, RunDocument*>{"a.json", &a}, {"b.json", &b}, {"o.json", &other}})
+    write_run_file_atomic(dir.file(name), *doc);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_cli({"noise", dir.file("a.json"), dir.file("b.json"), "--out", dir.file("t.json")}), 0);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("from 1 pair(s) of runs of one NVIDIA H200"), std::string::npos);
+  EXPECT_EQ(run_cli({"compare", dir.file("a.json"), dir.file("b.json"), "--noise", dir.file("t.json"), "--json", "--out",
+                     dir.file("c.json")}),
+            0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("c.json")))["summary"]["noise_table"]["pairs"], 1);
+  EXPECT_NE(user_error_of([&] { run_cli({"noise", dir.file("a.json"), dir.file("o.json")}); }).find("no two of the runs"),
+            std::string::npos);
+  EXPECT_NE(user_error_of([&] { run_cli({"noise", dir.file("a.json"), dir.file("t.md")}); }).find("not a run file"),
+            std::string::npos);
+  EXPECT_NE(user_error_of([&] {
+              run_cli({"compare", dir.file("a.json"), dir.file("b.json"), "--noise", dir.file("a.json")});
+            }).find("not a run-to-run noise table"),
+            std::string::npos);
+  RunDocument h100 = a;
+  h100.device["name"] = "NVIDIA H100 80GB HBM3";
+  write_run_file_atomic(dir.file("h100.json"), h100);
+  EXPECT_NE(user_error_of([&] {
+              run_cli({"compare", dir.file("h100.json"), dir.file("b.json"), "--noise", dir.file("t.json")});
+            }).find("was measured on NVIDIA H200; run a is on NVIDIA H100"),
+            std::string::npos);
+}
+
 const std::string kMeasured = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29";
 
 // The committed pair: two full runs on one H200, a minute apart. Nothing moved beyond the noise

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "core/run_file.hpp"
 #include "report/compare.hpp"
+#include "report/run_to_run.hpp"
 #include "support/committed_suite.hpp"
 
 namespace gd {
@@ -112,6 +115,106 @@ INSTANTIATE_TEST_SUITE_P(Pairs, CompareCalibration, ::testing::ValuesIn(kPairs),
                            return p.param.test == Change::Test::Rank ? std::string("SketchedRepeat") : std::string("OldRepeat");
                          });
 
+// Repeat full runs of two H200s with the same probes (data/measured): the dataset's card and its
+// repeat, and three runs of another card on 2026-12-03. Each card's table judges the other card's
+// pairs (out of sample: another card, another day); the committed table pools all five.
+const std::vector<std::string> kCardD = {"nvidia-h200-2026-12-02f-suite.json.gz", "nvidia-h200-2026-12-02f-repeat.json.gz"};
+const std::vector<std::string> kCardX = {"nvidia-h200-2026-12-03-noise-r1.json.gz", "nvidia-h200-2026-12-03-noise-r2.json.gz",
+                                         "nvidia-h200-2026-12-03-noise-r3.json.gz"};
+const std::string kCommittedTable = "nvidia-h200-run-to-run.json.gz";
+
+const std::vector<RunDocument>& runs_of(const std::vector<std::string>& names) {
+  static std::map<std::string, std::vector<RunDocument>> cache;
+  auto& runs = cache[names.front()];
+  if (runs.empty())
+    for (const auto& n : names) runs.push_back(read_run_file(kMeasured + n));
+  return runs;
+}
+
+struct Holdout {
+  const std::vector<std::string>* table_from;
+  const std::vector<std::string>* judged;
+};
+const Holdout kHoldouts[] = {{&kCardX, &kCardD}, {&kCardD, &kCardX}};
+std::string holdout_name(const ::testing::TestParamInfo<Holdout>& p) {
+  return p.param.judged == &kCardD ? "DatasetCardJudgedByTheOther" : "OtherCardJudgedByTheDatasets";
+}
+
+class RunToRunCalibration : public ::testing::TestWithParam<Holdout> {};
+
+// Over every metric compare compares (measured once or many times, every test or none): with the
+// other card's table, each pair of one card's runs raises under 1 % false alarms.
+TEST_P(RunToRunCalibration, TwoRunsOfOneCardRaiseUnderOnePercentFalseAlarmsOverAllMetrics) {
+  const RunToRunTable table = build_run_to_run(runs_of(*GetParam().table_from));
+  CompareOptions opts;
+  opts.run_to_run = &table;
+  const auto& runs = runs_of(*GetParam().judged);
+  ASSERT_NE(runs[0].device["uuid"], runs_of(*GetParam().table_from)[0].device["uuid"]) << "two cards";
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    for (std::size_t j = i + 1; j < runs.size(); ++j) {
+      int compared = 0, called = 0, by_table = 0;
+      std::string first;
+      for_each_compared_metric(runs[i], runs[j], [&](const Record& ra, const Metric& ma, const Record& rb, const Metric&) {
+        const auto change = assess(ma.name, ra, rb, opts);
+        if (!change) return;
+        ++compared;
+        by_table += change->run_to_run > 0;
+        if (change->kind == Change::Kind::Same) return;
+        ++called;
+        if (first.empty()) first = ra.id + " " + to_string(ra.params) + " " + ma.name;
+      });
+      ASSERT_GT(compared, 9000);
+      // The rest repeated exactly on the other card (a count, a knee on its grid: sigma 0 says
+      // nothing of how far they can move) or were not measured there.
+      EXPECT_GT(by_table, 0.8 * compared) << "the other card's table knows most metrics";
+      EXPECT_LT(called, 0.01 * compared) << called << " of " << compared << " metrics called; the first: " << first;
+      std::cout << runs[i].run_id << " vs " << runs[j].run_id << ": " << called << " of " << compared
+                << " metrics called, " << by_table << " with a run-to-run sigma\n";
+    }
+}
+
+// A 5 % shift planted in every metric whose own half-range is under 1 % is still found with the
+// run-to-run spread added to its noise.
+TEST_P(RunToRunCalibration, AFivePercentShiftInAQuietMetricIsFound) {
+  const RunToRunTable table = build_run_to_run(runs_of(*GetParam().table_from));
+  CompareOptions opts;
+  opts.run_to_run = &table;
+  const auto& runs = runs_of(*GetParam().judged);
+  int planted = 0, found = 0;
+  for_each_compared_metric(runs[0], runs[1], [&](const Record& ra, const Metric& ma, const Record& rb, const Metric& mb) {
+    if (mb.stats.n < 2 || mb.value() == 0 || half_range(mb) >= 0.01) return;
+    Record shifted = rb;
+    for (Metric& m : shifted.metrics)
+      if (m.name == mb.name) scale(m.stats, 1.05);
+    const auto change = assess(ma.name, ra, shifted, opts);
+    if (!change) return;
+    ++planted;
+    found += change->kind != Change::Kind::Same;
+  });
+  ASSERT_GT(planted, 1000);
+  EXPECT_GE(found, 0.95 * planted) << found << " of " << planted;
+  std::cout << found << " of " << planted << " planted shifts found\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Cards, RunToRunCalibration, ::testing::ValuesIn(kHoldouts), holdout_name);
+
+// The committed table is what `noise` gives from the five committed runs, so it cannot drift from
+// them (and README's `compare --noise` reads a measured table, not a hand-made one).
+TEST(RunToRunCommitted, TheTableIsWhatTheCommittedRunsGive) {
+  std::vector<RunDocument> all = runs_of(kCardD);
+  for (const auto& r : runs_of(kCardX)) all.push_back(r);
+  const RunToRunTable built = build_run_to_run(all);
+  const RunToRunTable committed = read_run_to_run(kMeasured + kCommittedTable);
+  EXPECT_EQ(committed.pairs, 4);
+  EXPECT_EQ(committed.runs.size(), 5u);
+  ASSERT_EQ(committed.groups.size(), built.groups.size());
+  for (const auto& [key, g] : built.groups) {
+    const RunToRunGroup& c = committed.groups.at(key);
+    EXPECT_EQ(c.moves, g.moves) << key.first << " " << key.second;
+    EXPECT_NEAR(c.sigma, g.sigma, 1e-12 * (1 + g.sigma)) << key.first << " " << key.second;
+  }
+}
+
 // The case that showed the old rule blind: fa3, causal, seq 4096, 2048 samples spread over more
 // than half the median either way. Multiplying the median by 1.5 was "0 changes" over 8861 metrics.
 TEST(CompareCalibrationSingle, AOneAndAHalfFoldMoveOfAWidelySpreadPointIsFound) {
@@ -129,6 +232,12 @@ TEST(CompareCalibrationSingle, AOneAndAHalfFoldMoveOfAWidelySpreadPointIsFound) 
   ASSERT_GT(half_range_a + half_range(*moved), 0.5) << "the point is still as widely spread";
   const ChangeCounts c = count_changes(a, b, {});
   EXPECT_EQ(c.regressions + c.improvements + c.changed, 1);
+  // And with the committed run-to-run table: the point's spread between runs is far below 50 %.
+  const RunToRunTable table = read_run_to_run(kMeasured + kCommittedTable);
+  CompareOptions opts;
+  opts.run_to_run = &table;
+  const ChangeCounts with_table = count_changes(a, b, opts);
+  EXPECT_EQ(with_table.regressions + with_table.improvements + with_table.changed, 1);
   const nlohmann::json j = compare_runs_json(a, b);
   bool seen = false;
   for (const auto& rec : j["matched"])
