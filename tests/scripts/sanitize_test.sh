@@ -65,7 +65,9 @@ rc=$?
 cat "$tmp/clean.txt"
 ((rc == 0)) || fail "a clean run exited $rc"
 (($(sort "$FAKE_LOG" | uniq -c | awk '$1 == 2' | wc -l) == 3)) || fail "each of 3 groups (alpha.x, beta.y, gamma.z) must run once per tool: $(sort "$FAKE_LOG" | tr '\n' ' ')"
-((SECONDS - start <= 3)) || fail "--jobs 3 ran 6 one-second processes in $((SECONDS - start)) s: not at once"
+# Two waves take 2 s; one at a time takes 6. A loaded CI machine adds a second of start-up now and
+# then (it failed once at 4 s beside a parallel test run), so the line is drawn at 4.
+((SECONDS - start <= 4)) || fail "--jobs 3 ran 6 one-second processes in $((SECONDS - start)) s: not at once"
 grep -q '^memcheck:  0 error(s) in 3 process(es)' "$tmp/clean.txt" || fail "no memcheck total line"
 
 : >"$FAKE_LOG"
