@@ -4,7 +4,9 @@ parameters (one numeric axis: a line; two: a heatmap; a family of parameterless 
 No probe is named here, so a new probe gets its figure without changes to this file."""
 from __future__ import annotations
 
+import dataclasses
 import io
+import itertools
 import math
 import numbers
 import re
@@ -20,9 +22,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from .frames import BASE_COLUMNS, param_column, param_name  # noqa: E402
+
 KINDS = ("line", "heatmap", "matrix", "bars", "table")
 MAX_FACETS = 6       # heatmaps per probe (one per combination of the other parameters)
-MAX_SERIES = 12      # lines per figure
+# Lines per panel, each its own colour: tab20's ten dark shades, then the two lightest that stay
+# distinct from them (the default cycle has ten colours, and the eleventh line repeated the first).
+PALETTE = [plt.cm.tab20(i) for i in range(0, 20, 2)] + [plt.cm.tab20(i) for i in (1, 5)]
+MAX_SERIES = len(PALETTE)
+PANELS_PER_FIGURE = 6  # more panels go on to a next figure, so none is dropped
 
 
 @dataclass
@@ -36,6 +44,13 @@ class View:
     log_y: bool = False
     spans: dict = field(default_factory=dict)  # {"first": metric, "last": metric, "label": param}
     declared: bool = False
+
+    def columns(self) -> "View":
+        """The view with its axes named as frame columns: a param named like a frame column (n, seq,
+        source) is `param.<name>` there, and the bare name plotted that column (the sample count)."""
+        spans = {**self.spans, "label": param_column(self.spans["label"])} if self.spans.get("label") else self.spans
+        return dataclasses.replace(self, x=param_column(self.x), y=param_column(self.y),
+                                   series=param_column(self.series), spans=spans)
 
     @staticmethod
     def from_json(j: dict) -> "View":
@@ -56,6 +71,8 @@ class Figure:
     width: float = 6.4
     height: float = 3.6
     caption: str = ""
+    # Small multiples: (panel title, callable(ax)) each; `draw` is unused when there are any.
+    panels: list = field(default_factory=list)
 
 
 def _is_number(v) -> bool:
@@ -63,7 +80,6 @@ def _is_number(v) -> bool:
 
 
 def param_columns(df: pd.DataFrame) -> list[str]:
-    from .frames import BASE_COLUMNS
     return [c for c in df.columns if c not in BASE_COLUMNS]
 
 
@@ -130,6 +146,35 @@ def _series_key(frame: pd.DataFrame, cols: list[str]):
     return frame[cols].astype(str).agg(" ".join, axis=1) if cols else pd.Series([""] * len(frame), index=frame.index)
 
 
+def _assignments(cols: list[str], values) -> str:
+    """`name=value ...` for a legend or facet, params named as the run file names them."""
+    return " ".join(f"{param_name(c)}={_label(v)}" for c, v in zip(cols, values))
+
+
+def _panel_split(frame: pd.DataFrame, cols: list[str]) -> list[str]:
+    """The series columns to split panels by, so that each holds at most MAX_SERIES lines: the
+    choice giving the fewest panels, then the fewest that still need their lines cut into parts.
+    Splitting by none (the lines cut in parts) is a choice too; by all, one line a panel."""
+    series = frame[cols].drop_duplicates()  # one row a line: the choice is over lines, not points
+    best = None
+    for k in range(len(cols) + 1):
+        for split in itertools.combinations(cols, k):
+            lines = pd.DataFrame({"panel": _series_key(series, list(split)),
+                                  "line": _series_key(series, [c for c in cols if c not in split])})
+            per_panel = lines.groupby("panel", sort=False)["line"].nunique()
+            parts = -(-per_panel // MAX_SERIES)
+            cost = (int(parts.sum()), int((parts > 1).sum()), k)
+            if best is None or cost < best[0]:
+                best = (cost, list(split))
+    return best[1]
+
+
+def _chunks(keys: list, size: int) -> list[list]:
+    """`keys` in consecutive parts of at most `size`, as even as can be."""
+    n = -(-len(keys) // size)
+    return [keys[i * len(keys) // n:(i + 1) * len(keys) // n] for i in range(n)]
+
+
 def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[Figure]:
     measured = rows[(~rows["derived"]) & (rows["metric"] == metric)]
     if measured.empty or view.x not in measured.columns or not numeric_param(measured, view.x):
@@ -142,37 +187,54 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
     unit = _unit(rows, metric)
     spans = _span_rows(rows, view, metric, series_cols)
     byte_axis = "byte" in view.x
+    all_keys = set(keys)
+    split = _panel_split(measured, series_cols)
+    line_cols = [c for c in series_cols if c not in split]
 
-    def draw(ax):
+    def draw(ax, panel: pd.DataFrame):
         colors = {}
-        for i, (key, grp) in enumerate(measured.groupby(keys, sort=False)):
-            if i >= MAX_SERIES:
-                break
+        for i, (key, grp) in enumerate(panel.groupby(keys[panel.index], sort=False)):
             grp = grp.sort_values(view.x)
-            label = " ".join(f"{c}={_label(v)}" for c, v in zip(series_cols, grp.iloc[0][series_cols])) or metric
-            line, = ax.plot(grp[view.x].astype(float), grp["value"], marker="o", markersize=3, label=label)
+            label = _assignments(line_cols, grp.iloc[0][line_cols]) or metric
+            line, = ax.plot(grp[view.x].astype(float), grp["value"], marker="o", markersize=3, label=label,
+                            color=PALETTE[i])
             colors[key] = line.get_color()
-        for s in spans:
-            color = colors.get(s["key"], "0.3")
-            ax.hlines(s["value"], s["first"], s["last"], colors=color, linewidth=5, alpha=0.35)
-            ax.annotate(s["label"], ((s["first"] * s["last"]) ** 0.5 if log_x else (s["first"] + s["last"]) / 2,
-                                     s["value"]), textcoords="offset points", xytext=(0, 5), ha="center",
-                        fontsize=7, color=color)
+        for s in spans:  # a band goes with its series' panel; one matching no series goes everywhere
+            if s["key"] in colors or s["key"] not in all_keys:
+                color = colors.get(s["key"], "0.3")
+                ax.hlines(s["value"], s["first"], s["last"], colors=color, linewidth=5, alpha=0.35)
+                ax.annotate(s["label"], ((s["first"] * s["last"]) ** 0.5 if log_x else (s["first"] + s["last"]) / 2,
+                                         s["value"]), textcoords="offset points", xytext=(0, 5), ha="center",
+                            fontsize=7, color=color)
         if log_x:
             ax.set_xscale("log", base=2)
         if view.log_y:
             ax.set_yscale("log")
         if byte_axis:
             ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: _bytes_label(v)))
-        ax.set_xlabel(view.x)
+        ax.set_xlabel(param_name(view.x))
         ax.set_ylabel(f"{metric} [{unit}]" if unit else metric)
         ax.grid(True, alpha=0.3)
-        if len(colors) > 1 or series_cols:
-            ax.legend(fontsize=7)
+        if line_cols:
+            ax.legend(fontsize=7 if len(colors) <= 6 else 6)
 
-    title = f"{pid}: {metric} over {view.x}"
+    # Small multiples: one panel per value of the split columns, lines beyond MAX_SERIES in parts.
+    panels = []
+    for _, grp in measured.groupby(_series_key(measured, split), sort=False):
+        facet = _assignments(split, grp.iloc[0][split])
+        parts = _chunks(list(dict.fromkeys(keys[grp.index])), MAX_SERIES)
+        for j, part in enumerate(parts):
+            name = ", ".join(t for t in (facet, f"part {j + 1} of {len(parts)}" if len(parts) > 1 else "") if t)
+            panels.append((name, grp[keys[grp.index].isin(part)]))
+    title = f"{pid}: {metric} over {param_name(view.x)}"
     caption = "bands: levels the analysis detected" if spans else ""
-    return [Figure(pid, title, "line", draw, caption=caption)]
+    if len(panels) == 1:
+        return [Figure(pid, title, "line", lambda ax: draw(ax, measured), caption=caption)]
+    groups = [panels[i:i + PANELS_PER_FIGURE] for i in range(0, len(panels), PANELS_PER_FIGURE)]
+    return [Figure(pid, title + (f" ({g + 1} of {len(groups)})" if len(groups) > 1 else ""), "line", None,
+                   width=4.4, height=3.2, caption=caption,
+                   panels=[(name, lambda ax, panel=panel: draw(ax, panel)) for name, panel in group])
+            for g, group in enumerate(groups)]
 
 
 def _span_rows(rows: pd.DataFrame, view: View, metric: str, series_cols: list[str]) -> list[dict]:
@@ -199,8 +261,11 @@ def grid_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
     others = [c for c in varying(measured, param_columns(measured)) if c not in (view.x, view.y)]
     unit = _unit(rows, metric)
     figs = []
-    for i, (key, grp) in enumerate(measured.groupby(_series_key(measured, others), sort=False)):
-        if i >= MAX_FACETS:
+    facets = measured.groupby(_series_key(measured, others), sort=False)
+    for i, (key, grp) in enumerate(facets):
+        if i >= MAX_FACETS:  # said where the reader looks, not left out silently
+            figs[-1].caption = (f"{facets.ngroups - MAX_FACETS} more combinations of "
+                                f"{', '.join(map(param_name, others))} not drawn")
             break
         table = grp.pivot_table(index=view.y, columns=view.x, values="value", aggfunc="median")
         if view.kind == "matrix":
@@ -208,7 +273,7 @@ def grid_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
             table = table.reindex(index=order, columns=order)
         else:
             table = table.sort_index().sort_index(axis=1)
-        facet = " ".join(f"{c}={_label(v)}" for c, v in zip(others, grp.iloc[0][others]))
+        facet = _assignments(others, grp.iloc[0][others])
         figs.append(_grid_figure(pid, metric, unit, view, table, facet))
     return figs
 
@@ -220,8 +285,8 @@ def _grid_figure(pid, metric, unit, view, table, facet) -> Figure:
         im = ax.imshow(table.values.astype(float), aspect="auto", cmap="viridis", origin="lower")
         ax.set_xticks(range(nx), [_label(v) for v in table.columns], fontsize=7, rotation=90 if nx > 12 else 0)
         ax.set_yticks(range(ny), [_label(v) for v in table.index], fontsize=7)
-        ax.set_xlabel(view.x)
-        ax.set_ylabel(view.y)
+        ax.set_xlabel(param_name(view.x))
+        ax.set_ylabel(param_name(view.y))
         if nx * ny <= 400:
             vmax = float(pd.DataFrame(table).max().max())
             for yi in range(ny):
@@ -232,7 +297,7 @@ def _grid_figure(pid, metric, unit, view, table, facet) -> Figure:
                                 color="black" if v > 0.6 * vmax else "white")
         ax.figure.colorbar(im, ax=ax, label=f"{metric} [{unit}]" if unit else metric)
 
-    title = f"{pid}: {metric} over {view.x} x {view.y}" + (f" ({facet})" if facet else "")
+    title = f"{pid}: {metric} over {param_name(view.x)} x {param_name(view.y)}" + (f" ({facet})" if facet else "")
     side = max(3.6, min(9.0, 0.45 * max(nx, ny) + 2))
     return Figure(pid, title, view.kind, draw, width=side + 1.5, height=side)
 
@@ -271,7 +336,7 @@ def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
         views = [View.from_json(v) for v in decl.get("views", [])]
         if not views:
             views = infer_views(rows, len(families[family_of(pid)]))
-        for view in views:
+        for view in (v.columns() for v in views):
             metric = _metric_of(view, rows, declared_metrics)
             if not metric:
                 continue
@@ -297,15 +362,38 @@ def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
 _SVG_HEADER = re.compile(r"^.*?(?=<svg)", re.S)
 
 
+def draw_figure(fig: Figure):
+    """The figure drawn on a new matplotlib figure (the caller closes it): one axes, or a grid of
+    panels of fig.width x fig.height each, sharing the y axis so that panels compare at a glance."""
+    panels = fig.panels or [("", fig.draw)]
+    ncols = 2 if len(panels) in (2, 4) else min(len(panels), 3)
+    nrows = -(-len(panels) // ncols)
+    f, axes = plt.subplots(nrows, ncols, figsize=(fig.width * ncols, fig.height * nrows + (0.4 if fig.panels else 0)),
+                           sharey=bool(fig.panels), squeeze=False)
+    try:
+        for ax, (name, draw) in zip(axes.flat, panels):
+            draw(ax)
+            ax.set_title(name, fontsize=8)
+        for ax in axes.flat[len(panels):]:
+            ax.remove()
+        title = fig.title.replace(": ", "\n", 1)  # the probe id, then what is drawn
+        if fig.panels:
+            f.suptitle(title, fontsize=9)
+        else:
+            axes[0][0].set_title(title, fontsize=9)
+        f.tight_layout()
+    except BaseException:
+        plt.close(f)
+        raise
+    return f
+
+
 def render_svg(fig: Figure, salt: str) -> str:
     """The figure as an inline <svg> element: text drawn as paths (no fonts needed to view it),
     ids salted so several figures in one page do not share them."""
     with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "path", "font.size": 8}):
-        f, ax = plt.subplots(figsize=(fig.width, fig.height))
+        f = draw_figure(fig)
         try:
-            fig.draw(ax)
-            ax.set_title(fig.title.replace(": ", "\n", 1), fontsize=9)  # the probe id, then what is drawn
-            f.tight_layout()
             buf = io.StringIO()
             # No metadata block: it carries a date (the page would differ run to run) and RDF namespaces.
             f.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 # Columns every frame has, in this order; parameters follow under their own names (a parameter
-# whose name collides with one of these is prefixed "param.").
+# whose name collides with one of these is prefixed "param.": param_column, and param_name back).
 BASE_COLUMNS = [
     "run_id", "gpu", "seq", "id", "category", "derived", "status", "sass", "sm_clock_mhz",
     "metric", "unit", "value", "min", "max", "n", "source", "section", "condition",
@@ -33,8 +33,18 @@ def read_run(path) -> dict:
     return doc
 
 
-def _param_column(name: str) -> str:
-    return f"param.{name}" if name in BASE_COLUMNS else name
+PARAM_PREFIX = "param."
+
+
+def param_column(name: str) -> str:
+    """The frame column holding the record parameter `name`."""
+    return PARAM_PREFIX + name if name in BASE_COLUMNS else name
+
+
+def param_name(column: str) -> str:
+    """The parameter a frame column holds, as the run file names it: what a reader should see."""
+    bare = column[len(PARAM_PREFIX):] if column.startswith(PARAM_PREFIX) else column
+    return bare if bare in BASE_COLUMNS else column
 
 
 def _frame(rows: list[dict], param_order: list[str]) -> pd.DataFrame:
@@ -50,7 +60,7 @@ def _frame(rows: list[dict], param_order: list[str]) -> pd.DataFrame:
 def _record_rows(doc: dict, gpu: str) -> tuple[list[dict], list[str]]:
     rows, order = [], []
     for seq, rec in enumerate(doc.get("records", [])):
-        params = {_param_column(k): v for k, v in (rec.get("params") or {}).items()}
+        params = {param_column(k): v for k, v in (rec.get("params") or {}).items()}
         for k in params:
             if k not in order:
                 order.append(k)
@@ -115,7 +125,7 @@ def load_db(path) -> pd.DataFrame:
         con.close()
     rows, order = [], []
     for rec in raw.to_dict("records"):
-        params = {_param_column(k): v for k, v in json.loads(rec.pop("params_json") or "{}").items()}
+        params = {param_column(k): v for k, v in json.loads(rec.pop("params_json") or "{}").items()}
         for k in params:
             if k not in order:
                 order.append(k)

@@ -15,6 +15,9 @@ from .figures import Figure, plan_figures, render_svg
 CSS = """
 body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;line-height:1.4}
 table{border-collapse:collapse;margin:.5em 0;font-size:12px}
+.gd-table{overflow-x:auto;max-width:100%}
+nav.gd-toc{font-size:13px;border:1px solid #ddd;background:#fafafa;padding:.3em .8em;margin:1em 0}
+nav.gd-toc ol{columns:3;margin:.3em 0}
 th,td{border:1px solid #ccc;padding:2px 6px;vertical-align:top}
 th{background:#f2f2f2}
 td.r,th.r{text-align:right}
@@ -61,16 +64,28 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-def markdown_to_html(md: str, after_heading=lambda level, text: "") -> str:
+def _html_block(content: str) -> Token:
+    block = Token("html_block", "", 0)
+    block.content = content
+    return block
+
+
+def markdown_to_html(md: str, after_heading=lambda level, text: "", headings: list | None = None) -> str:
     """The Markdown the binary writes as HTML (markdown-it-py: CommonMark and pipe tables). Each
     heading gets `id` = slug() of its text; `after_heading(level, text)` returns HTML placed right
-    after it (the figures of a probe's section). Right-aligned table columns are `class="r"`."""
+    after it (the figures of a probe's section); `headings`, a list, receives (level, id, its text
+    as HTML without links) of each, for a table of contents. Right-aligned table columns are
+    `class="r"`; each table is in a box that scrolls sideways, so a wide one never widens the page."""
     tokens = _MD.parse(md)
     out: list[Token] = []
     heading = ""
     for i, tok in enumerate(tokens):
+        if tok.type == "table_open":
+            out.append(_html_block('<div class="gd-table">\n'))
         out.append(tok)
-        if tok.type == "heading_open":
+        if tok.type == "table_close":
+            out.append(_html_block("</div>\n"))
+        elif tok.type == "heading_open":
             inline = tokens[i + 1]
             anchor = _ANCHOR.search(inline.content)
             if anchor:
@@ -78,12 +93,13 @@ def markdown_to_html(md: str, after_heading=lambda level, text: "") -> str:
                 inline.children = _MD.parseInline(inline.content)[0].children
             heading = _unescape(inline.content)
             tok.attrSet("id", anchor.group(1) if anchor else slug(heading))
+            if headings is not None:  # a link inside the contents' link would nest <a> in <a>
+                text = [c for c in inline.children or [] if c.type not in ("link_open", "link_close")]
+                headings.append((int(tok.tag[1]), tok.attrGet("id"), _MD.renderer.renderInline(text, _MD.options, {})))
         elif tok.type == "heading_close":
             figures = after_heading(int(tok.tag[1]), heading)
             if figures:
-                block = Token("html_block", "", 0)
-                block.content = figures + "\n"
-                out.append(block)
+                out.append(_html_block(figures + "\n"))
         elif tok.type in ("th_open", "td_open"):
             align = tok.attrs.pop("style", "")
             if align in ("text-align:right", "text-align:center"):  # `---:` and `:---:`, as before
@@ -198,6 +214,12 @@ def glance_figures(headlines: list[dict]) -> list[Figure]:
     return [f for f in figs if f is not None]
 
 
+def contents_html(sections: list[tuple[str, str]]) -> str:
+    """The table of contents: a link to each (anchor, text as HTML) section."""
+    items = "".join(f'<li><a href="#{html.escape(anchor)}">{text}</a></li>' for anchor, text in sections)
+    return f'<nav class="gd-toc" aria-label="Contents"><strong>Contents</strong><ol>{items}</ol></nav>\n'
+
+
 def build_html(df: pd.DataFrame | None, context: dict) -> str:
     """The page: context["markdown"] (the binary's report) with the figures the records call for;
     context["probes"] holds each probe's declared views and metrics, context["coverage"] the
@@ -233,7 +255,9 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
             parts.append(_figure_html(f, count[0]))
         return "\n".join(parts)
 
-    body = markdown_to_html(context.get("markdown") or f"# gpudissect report\n", after_heading)
+    headings: list[tuple[int, str, str]] = []
+    body = markdown_to_html(context.get("markdown") or f"# gpudissect report\n", after_heading, headings)
+    sections = [(anchor, text) for level, anchor, text in headings if level == 2]
     rest = []
     for key, fl in by_anchor.items():  # figures whose section the Markdown lacks go at the end
         if key not in placed:
@@ -242,6 +266,10 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
                 rest.append(_figure_html(f, count[0]))
     if rest:
         body += "\n<h2 id=\"more-figures\">More figures</h2>\n" + "\n".join(rest)
+        sections.append(("more-figures", "More figures"))
+    if sections:  # after the title (a first heading of level 1), where a reader starts
+        title_end = body.index("</h1>\n") + len("</h1>\n") if headings[0][0] == 1 else 0
+        body = body[:title_end] + contents_html(sections) + body[title_end:]
     title = html.escape(context.get("title") or "gpudissect report")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
             f"<style>{CSS}</style></head>\n<body data-figures=\"{count[0]}\">\n{body}\n</body></html>\n")

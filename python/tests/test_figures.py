@@ -1,8 +1,11 @@
 """The figures follow from the data and the probes' declared views, never from probe names."""
+import json
+
+import matplotlib
 import pandas as pd
 
 from conftest import RUN
-from gpudissect import load_run
+from gpudissect import figures, load_run
 from gpudissect.figures import View, infer_views, plan_figures, render_svg
 
 
@@ -73,3 +76,132 @@ def test_a_dollar_in_a_label_is_text_not_mathtext():
     ax.legend()
     fig.savefig(io.BytesIO(), format="png")
     figures.plt.close(fig)
+
+
+# A run whose params are named like frame columns (n, seq, source, gpu): frames.py keeps them as
+# `param.<name>`, and the figures must plot those, never the column of the same name (issue 32).
+SAMPLES = 5  # every metric's `n`: what the wgmma latency figure drew on its x axis
+
+
+def clash_run(tmp_path, records):
+    """`records`: (id, params, value) triples, written as a run file and read back as load_run does."""
+    doc = {"schema_version": 1, "run_id": "r", "device": {"name": "GPU"}, "records": [
+        {"id": pid, "category": pid.split(".")[0], "status": "ok", "params": params,
+         "metrics": [{"name": "m/cycles", "unit": "cycles", "median": value, "min": value, "max": value, "n": SAMPLES}]}
+        for pid, params, value in records]}
+    path = tmp_path / "clash.json"
+    path.write_text(json.dumps(doc))
+    return load_run(path)
+
+
+def rendered(fig, monkeypatch):
+    """The matplotlib figure render_svg drew for `fig` (kept open for inspection)."""
+    from gpudissect import figures
+    kept = []
+    monkeypatch.setattr(figures.plt, "close", kept.append)
+    render_svg(fig, "t")
+    return kept[0]
+
+
+def plot_lines(mpl_fig):
+    """The data lines of every panel (the spans' bands are collections, not lines)."""
+    return [ln for ax in mpl_fig.axes for ln in ax.get_lines()]
+
+
+CLASH_VIEWS = {
+    "clash.line.lat": {"views": [{"kind": "line", "x": "n", "metric": "m/cycles"}]},
+    "clash.line.seq": {"views": [{"kind": "line", "x": "seq", "series": "source"}]},
+    "clash.grid.heat": {"views": [{"kind": "heatmap", "x": "seq", "y": "n"}]},
+    "clash.grid.peer": {"views": [{"kind": "matrix", "x": "source", "y": "gpu"}]},
+    "clash.grid.table": {"views": [{"kind": "table"}]},
+}
+
+
+def clash_records():
+    recs = [("clash.line.lat", {"n": n, "op": "f16"}, 10.0 + n) for n in (8, 16, 32, 64, 128)]
+    recs += [("clash.line.seq", {"seq": s, "source": src}, float(s)) for s in (512, 1024, 2048) for src in ("dram", "l2")]
+    recs += [("clash.grid.heat", {"seq": s, "n": n}, float(s + n)) for s in (1, 2, 3) for n in (64, 128)]
+    recs += [("clash.grid.peer", {"gpu": a, "source": b}, float(a * 3 + b)) for a in range(3) for b in range(3)]
+    recs += [("clash.grid.table", {"seq": s}, 1.0) for s in (1, 2)]
+    recs += [("clash.bars.a", {"n": 1}, 4.0), ("clash.bars.b", {"n": 1}, 6.0)]
+    recs += [("clash.inferred.x", {"seq": s}, float(s)) for s in (7, 9, 11)]  # no declaration: inferred
+    return recs
+
+
+def test_figures_plot_the_param_not_the_frame_column_of_the_same_name(tmp_path, monkeypatch):
+    figs = {f.anchor: f for f in plan_figures(clash_run(tmp_path, clash_records()), CLASH_VIEWS)}
+    assert set(figs) == {"clash.line.lat", "clash.line.seq", "clash.grid.heat", "clash.grid.peer",
+                         "clash.bars.a", "clash.inferred.x"}, "a table view draws no figure"
+    xs = lambda anchor: sorted(x for ln in plot_lines(rendered(figs[anchor], monkeypatch)) for x in ln.get_xdata())
+    assert xs("clash.line.lat") == [8, 16, 32, 64, 128], "the params, not the sample count"
+    assert xs("clash.line.seq") == [512, 512, 1024, 1024, 2048, 2048], "the params, not record indices"
+    assert xs("clash.inferred.x") == [7, 9, 11]
+    heat = rendered(figs["clash.grid.heat"], monkeypatch).axes[0]
+    assert [t.get_text() for t in heat.get_xticklabels()] == ["1", "2", "3"]
+    assert [t.get_text() for t in heat.get_yticklabels()] == ["64", "128"]
+    peer = rendered(figs["clash.grid.peer"], monkeypatch).axes[0]
+    assert [t.get_text() for t in peer.get_xticklabels()] == ["0", "1", "2"], "not the device name"
+    assert [t.get_text() for t in peer.get_yticklabels()] == ["0", "1", "2"]
+    bars = rendered(figs["clash.bars.a"], monkeypatch).axes[0]
+    assert sorted(p.get_width() for p in bars.patches) == [4.0, 6.0]
+
+
+def drawn_text(fig, mpl_fig) -> list[str]:
+    """Every string a reader sees on a figure: title, caption, panel titles, axis and tick labels, legends."""
+    out = [fig.title, fig.caption] + [t.get_text() for t in mpl_fig.texts]
+    for ax in mpl_fig.axes:
+        out += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel()]
+        out += [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels() + ax.texts]
+        if ax.get_legend():
+            out += [t.get_text() for t in ax.get_legend().get_texts()]
+    return out
+
+
+def test_the_param_prefix_is_never_shown(tmp_path, monkeypatch):
+    """`param.` is the frame's name for a clashing param, not the run file's: titles, axis labels,
+    legends and facets say `seq`, `source`."""
+    df = clash_run(tmp_path, clash_records() + [  # a heatmap faceted by a clashing param
+        ("clash.grid.facet", {"a": a, "b": b, "source": src}, 1.0) for a in (1, 2) for b in (1, 2) for src in ("x", "y")])
+    figs = plan_figures(df, CLASH_VIEWS)
+    seen = [s for f in figs for s in drawn_text(f, rendered(f, monkeypatch))]
+    assert "seq" in " ".join(seen) and "source=dram" in " ".join(seen) and "source=x" in " ".join(seen)
+    assert not [s for s in seen if "param." in s], [s for s in seen if "param." in s]
+
+
+def many_series_run(tmp_path, ops=13, operands=("ss", "rs")):
+    """Like tensor.wgmma.latency: 13 ops x 2 operand sources over n, each point its own value."""
+    recs = [("many.series.lat", {"op": f"op{i:02d}", "operands": src, "n": n}, 0.0)
+            for i in range(ops) for src in operands for n in (8, 64, 256)]
+    return clash_run(tmp_path, [(pid, p, float(k)) for k, (pid, p, _) in enumerate(recs)]), len(recs)
+
+
+def many_series_figures(tmp_path, monkeypatch):
+    df, points = many_series_run(tmp_path)
+    figs = plan_figures(df, {"many.series.lat": {"views": [{"kind": "line", "x": "n"}]}})
+    return [rendered(f, monkeypatch) for f in figs], points
+
+
+def test_no_series_is_dropped_from_a_line_figure(tmp_path, monkeypatch):
+    """More series than one panel holds are split into panels, not cut at the twelfth."""
+    drawn, points = many_series_figures(tmp_path, monkeypatch)
+    values = sorted(v for m in drawn for ln in plot_lines(m) for v in ln.get_ydata())
+    assert values == list(range(points)), "every point of all 26 series is drawn"
+    # Every line is named in its panel's legend.
+    labels = [t.get_text() for m in drawn for ax in m.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    assert len(labels) == 26
+
+
+def test_no_colour_repeats_within_a_panel(tmp_path, monkeypatch):
+    drawn, _ = many_series_figures(tmp_path, monkeypatch)
+    for m in drawn:
+        for ax in m.axes:
+            colors = [matplotlib.colors.to_hex(ln.get_color()) for ln in ax.get_lines()]
+            assert len(colors) == len(set(colors)), f"a colour repeats in {ax.get_title()!r}: {colors}"
+
+
+def test_heatmaps_left_out_are_named_in_the_caption(tmp_path):
+    df = clash_run(tmp_path, [("many.grid.x", {"a": a, "b": b, "source": src}, 1.0)
+                              for a in (1, 2) for b in (1, 2) for src in range(8)])
+    figs = plan_figures(df, {"many.grid.x": {"views": [{"kind": "heatmap", "x": "a", "y": "b"}]}})
+    assert len(figs) == figures.MAX_FACETS
+    assert figs[-1].caption == "2 more combinations of source not drawn", figs[-1].caption

@@ -42,10 +42,10 @@ def test_the_chip_at_a_glance_draws_the_headlines_after_its_heading():
     ]
     md = "# gpudissect report\n\n## The chip at a glance\n\ntext\n\n## memory\n\nmore\n"
     page = build_html(None, {"markdown": md, "headlines": headlines})
-    glance = page.index("The chip at a glance")
+    glance = page.index('id="the-chip-at-a-glance"')  # the heading, not its line in the contents
     figs = [m.start() for m in re.finditer(r'<figure class="gd-figure"', page)]
     assert len(figs) == 3, "bandwidth, latency and tensor rates"
-    assert all(glance < f < page.index(">memory<") for f in figs), "drawn under the first section"
+    assert all(glance < f < page.index('id="memory"') for f in figs), "drawn under the first section"
     assert "FFMA latency" not in page, "an ALU latency is not a memory level"
     assert build_html(None, {"markdown": md, "headlines": []}).count("gd-figure\"") == 0
 
@@ -92,3 +92,68 @@ def test_images_and_raw_html_stay_text():
     page = markdown_to_html('![i](https://example.org/i.png) <b onclick="x()">b</b> ![j](javascript:x)\n')
     assert "<img" not in page and "<b " not in page and "&lt;b onclick=" in page, page
     assert "![j](javascript:x)" in page and 'href="https://example.org/i.png"' in page
+
+
+def test_the_page_opens_with_a_table_of_contents():
+    """A nav after the title links every section (h2) by its anchor, the figures' own section too."""
+    md = ("# gpudissect report: GPU\n\nintro\n\n## The chip at a glance\n\n### latency.alu.ffma\n\n"
+          "## memory <a id=\"mem\"></a>\n\ntext\n\n## Guide for `kernel` authors\n")
+    page = build_html(load_run(RUN), {"markdown": md})
+    nav = re.search(r'<nav class="gd-toc"[^>]*>.*?</nav>', page, re.S)
+    assert nav, page[:2000]
+    assert page.index("</h1>") < nav.start() < page.index("<h2"), "near the top: after the title"
+    links = re.findall(r'<a href="#([^"]+)">(.*?)</a>', nav.group(0))
+    assert links == [("the-chip-at-a-glance", "The chip at a glance"), ("mem", "memory"),
+                     ("guide-for-kernel-authors", "Guide for <code>kernel</code> authors"),
+                     ("more-figures", "More figures")], links
+    ids = set(re.findall(r'<h2 id="([^"]+)"', page))
+    assert {a for a, _ in links} <= ids, "every link lands on a heading"
+    assert "latency.alu.ffma" not in nav.group(0), "sections only, not every probe"
+    untitled = build_html(None, {"markdown": "## a\n\n# a late title\n"})
+    assert untitled.index('<nav class="gd-toc"') < untitled.index("<h2"), "no title first: at the top"
+
+
+def test_wide_tables_scroll_in_their_own_box():
+    md = "| " + " | ".join(f"column {i}" for i in range(3)) + " |\n|" + "---|" * 3 + "\n| a | b | c |\n"
+    html = markdown_to_html(md)
+    assert re.fullmatch(r'\s*<div class="gd-table">\s*<table>.*</table>\s*</div>\s*', html, re.S), html
+    from gpudissect.html import CSS
+    assert re.search(r"\.gd-table\{[^}]*overflow-x:auto", CSS)
+
+
+def test_no_table_is_wider_than_the_window_in_chromium(tmp_path):
+    """In a real browser (the one tests/report/html_render_check.py drives): a table of 60 columns
+    scrolls inside its box, and the page itself never scrolls sideways."""
+    import importlib.util
+    import json
+    import os
+    import shutil
+
+    import pytest
+
+    from conftest import ROOT
+    spec = importlib.util.spec_from_file_location("html_render_check", ROOT / "tests/report/html_render_check.py")
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    exe = next((shutil.which(b) for b in check.BROWSERS if shutil.which(b)), None)
+    if not exe:
+        pytest.skip("no headless Chromium (scripts/setup.sh installs chromium-headless-shell)")
+    wide = "| " + " | ".join(f"a_long_column_name_{i}" for i in range(60)) + " |\n|" + "---|" * 60 + "\n"
+    page = tmp_path / "wide.html"
+    page.write_text(build_html(None, {"markdown": f"# t\n\n## s\n\n{wide}"}))
+    b = check.Browser(exe)
+    try:
+        target = b.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = b.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        b.send("Page.enable", session=session)
+        b.send("Page.navigate", {"url": "file://" + os.path.abspath(page)}, session=session)
+        b.wait_event("Page.loadEventFired", timeout=60)
+        js = ("JSON.stringify({page: document.documentElement.scrollWidth, window: window.innerWidth,"
+              " box: document.querySelector('table').parentElement.getBoundingClientRect().right,"
+              " table: document.querySelector('table').scrollWidth})")
+        got = json.loads(b.send("Runtime.evaluate", {"expression": js, "returnByValue": True},
+                                session=session)["result"]["value"])
+    finally:
+        b.close()
+    assert got["table"] > got["window"], f"the test table is wider than the window: {got}"
+    assert got["page"] <= got["window"] and got["box"] <= got["window"], got
