@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include "core/result_db.hpp"
 #include "core/run_file.hpp"
 #include "core/run_journal.hpp"
+#include "report/accel_sim.hpp"
 #include "report/compare.hpp"
 #include "report/coverage.hpp"
 #include "report/cross_generation.hpp"
@@ -210,6 +212,55 @@ int do_compare(const CompareArgs& args) {
     }
   }
   return 0;
+}
+
+struct ExportArgs {
+  std::string run, format = "accel-sim", out, diff;
+};
+
+// A run as the files a simulator reads (report/accel_sim.hpp): gpgpusim.config, trace.config and
+// the opcode table in --out, with the comparison against --diff beside them.
+int do_export(const ExportArgs& args) {
+  const RunDocument run = read_run_file(args.run);
+  std::optional<std::map<std::string, std::string>> theirs;
+  if (!args.diff.empty()) {
+    theirs = parse_config(read_run_text(args.diff));  // read_run_text: the size limits of a run file
+    if (theirs->empty()) throw UserError(args.diff + ": no '-option value' line: not a gpgpu-sim configuration");
+  }
+  check_output_dir(args.out);
+  const AccelSimExport e = accel_sim_export(run);
+  create_output_dir(args.out);
+  const std::filesystem::path dir(args.out);
+  write_file_atomic((dir / "gpgpusim.config").string(), render_config(e.gpgpusim, run, "gpgpusim.config"));
+  write_file_atomic((dir / "trace.config").string(), render_config(e.trace, run, "trace.config"));
+  write_file_atomic((dir / "opcodes.csv").string(), render_opcode_table(e));
+  int measured = 0, lines = 0;
+  for (const auto* part : {&e.gpgpusim, &e.trace})
+    for (const ConfigLine& l : *part) measured += l.measured, ++lines;
+  std::cerr << "export: " << measured << " of " << lines << " options from this run's records, " << e.opcodes.size()
+            << " opcode latencies, in " << args.out << "\n";
+  if (theirs) {
+    write_file_atomic((dir / "diff.md").string(),
+                      diff_config(e, *theirs, std::filesystem::path(args.diff).filename().string()));
+    std::cerr << "export: the comparison with " << args.diff << " is in " << (dir / "diff.md").string() << "\n";
+  }
+  return 0;
+}
+
+void add_export(CLI::App& app, std::function<int()>& action) {
+  auto* cmd = app.add_subcommand("export", "A run as a simulator's configuration (Accel-Sim: gpgpusim.config, trace.config, "
+                                           "the opcode latency table), each value naming the record it came from");
+  auto args = std::make_shared<ExportArgs>();
+  cmd->add_option("run", args->run, "Run file")->required()->type_name("RUN.json");
+  cmd->add_option("--format", args->format, "accel-sim")->check(CLI::IsMember({"accel-sim"}))->capture_default_str();
+  cmd->add_option("--out,-o", args->out, "Folder for the files (created; files of the same names are replaced)")
+      ->required()
+      ->type_name("DIR");
+  cmd->add_option("--diff", args->diff,
+                  "A gpgpu-sim configuration to set ours beside, option by option (data/accel-sim/SM90_H100.config: "
+                  "Accel-Sim's tested H100); written to DIR/diff.md")
+      ->type_name("FILE");
+  cmd->callback([&action, args] { action = [args] { return do_export(*args); }; });
 }
 
 struct NoiseArgs {
@@ -516,6 +567,7 @@ void add_report_commands(CLI::App& app, std::function<int()>& action) {
   add_report(app, action);
   add_compare(app, action);
   add_noise(app, action);
+  add_export(app, action);
   add_coverage(app, action);
   add_guide(app, action);
   add_headlines(app, action);

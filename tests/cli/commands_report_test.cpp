@@ -223,6 +223,27 @@ TEST(NoiseCommand, BuildsTheTableCompareReads) {
             std::string::npos);
 }
 
+// `export` writes the three files and the comparison, and refuses what it cannot use.
+TEST(ExportCommand, WritesTheAccelSimFilesAndRefusesBadInput) {
+  TempDir dir;
+  const std::string run = fixture("runs/h200_small.json");
+  const std::string reference = std::string(GPUDISSECT_SOURCE_DIR) + "/data/accel-sim/SM90_H100.config";
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_cli({"export", run, "--out", dir.file("sim"), "--diff", reference}), 0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("export: "), std::string::npos) << err;
+  for (const char* f : {"gpgpusim.config", "trace.config", "opcodes.csv", "diff.md"})
+    EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("sim/") + f))) << f;
+  EXPECT_THROW(run_cli({"export", run}), CLI::ParseError);  // --out is required
+  EXPECT_THROW(run_cli({"export", run, "--format", "model", "--out", dir.file("m")}), CLI::ParseError);
+  EXPECT_NE(user_error_of([&] { run_cli({"export", run, "--out", dir.file("x"), "--diff", dir.file("none.config")}); }), "");
+  std::ofstream(dir.file("empty.config")) << "# nothing\n";
+  EXPECT_NE(user_error_of([&] { run_cli({"export", run, "--out", dir.file("y"), "--diff", dir.file("empty.config")}); })
+                .find("not a gpgpu-sim configuration"),
+            std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("y"))) << "nothing written before the inputs are read";
+}
+
 const std::string kMeasured = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29";
 
 // The committed pair: two full runs on one H200, a minute apart. Nothing moved beyond the noise

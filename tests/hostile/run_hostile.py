@@ -161,8 +161,10 @@ class Runner:
         for d in ([run_cwd] if not cwd else []) + [tmpd]:
             for root, dirs, files in os.walk(d):
                 stray += [os.path.relpath(os.path.join(root, x), wd) for x in files + dirs]
-        allowed = set(outs)
-        stray += ["out/" + x for x in os.listdir(outd) if x not in allowed]
+        allowed = set(outs)  # files, or (export) files in a folder of the output
+        for root, dirs, files in os.walk(outd):
+            rel = [os.path.relpath(os.path.join(root, x), outd) for x in files]
+            stray += ["out/" + x for x in rel if x not in allowed]
         after = self.corpus_state()
         if after != corpus_before:
             stray += ["a file in the corpus folder (beside the inputs)"]
@@ -369,7 +371,7 @@ class Runner:
 
     # ------------------------------------------------------------------------------- the cases
     FULL = ("import", "headlines", "resummarize", "validate", "report", "report-csv", "compare", "compare-cross",
-            "merge", "guide", "coverage", "headlines-json")
+            "merge", "guide", "coverage", "headlines-json", "export")
     SEMANTIC = ("report", "report-csv", "import")
     QUICK = ("report", "import", "resummarize")
 
@@ -395,6 +397,8 @@ class Runner:
                     self.check_csv(cmd, label, data, o)
                 elif ext == "html":
                     self.check_html(cmd, label, data, o)
+                elif ext == "config":
+                    self.check_controls(cmd, label, data, o)
             rcs[name] = (rc, se, cmd)
             self.walls[name] += wall
             return rc, outs_b, wd, cmd
@@ -411,6 +415,8 @@ class Runner:
                       fin + [other]),
             "guide": (["guide", C + f, "--out", "@OUT@/g.md"], ["g.md"], fin),
             "coverage": (["coverage", C + f, "--out", "@OUT@/cov.md"], ["cov.md"], fin),
+            "export": (["export", C + f, "--out", "@OUT@/sim"], ["sim/gpgpusim.config", "sim/trace.config", "sim/opcodes.csv"],
+                       fin),
         }
         for name in which:
             if name == "import":
