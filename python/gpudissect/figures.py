@@ -62,6 +62,15 @@ class View:
                     spans=j.get("spans") or {}, declared=True)
 
 
+def plain_log_ticks(ax) -> None:
+    """Log axes labelled 1000, 0.01: matplotlib's default labels are mathtext ("$10^{3}$"), which
+    text.parse_math = False (above) prints as written."""
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "log":
+            axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
 @dataclass
 class Figure:
     anchor: str   # the probe id whose report section it belongs to
@@ -210,6 +219,7 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
             ax.set_xscale("log", base=2)
         if view.log_y:
             ax.set_yscale("log")
+        plain_log_ticks(ax)
         if byte_axis:
             ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: _bytes_label(v)))
         ax.set_xlabel(param_name(view.x))

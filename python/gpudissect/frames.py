@@ -17,17 +17,22 @@ BASE_COLUMNS = [
 ]
 
 
-def read_run(path) -> dict:
-    """The run document as parsed JSON, checked to be a gpudissect run file; a gzip-compressed one
-    (data/measured's *.json.gz) is read as the binary reads it."""
-    path = Path(path)
+def read_json(path, what: str):
+    """A JSON file, gzip-compressed or not (data/measured's *.json.gz), as the binary reads it;
+    ValueError naming the file and `what` it should have been when it cannot be read."""
     try:
-        raw = path.read_bytes()
+        raw = Path(path).read_bytes()
         if raw[:2] == b"\x1f\x8b":
             raw = gzip.decompress(raw)
-        doc = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: not a readable run file: {e}") from e
+        raise ValueError(f"{path}: not a readable {what}: {e}") from e
+
+
+def read_run(path) -> dict:
+    """The run document as parsed JSON, checked to be a gpudissect run file."""
+    path = Path(path)
+    doc = read_json(path, "run file")
     if not isinstance(doc, dict) or "records" not in doc or "schema_version" not in doc:
         raise ValueError(f"{path}: not a gpudissect run file (no schema_version or records)")
     return doc

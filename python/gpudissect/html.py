@@ -10,7 +10,7 @@ import pandas as pd
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .figures import Figure, plan_figures, render_svg
+from .figures import PALETTE, Figure, plain_log_ticks, plan_figures, render_svg
 
 CSS = """
 body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;line-height:1.4}
@@ -169,6 +169,7 @@ def validation_figure(rows: list[dict]) -> Figure | None:
                        edgecolors="#333333", linewidths=0.4)
         ax.set_xscale("log")
         ax.set_yscale("log")
+        plain_log_ticks(ax)
         ax.set_xlim(lo, hi)
         ax.set_ylim(lo, hi)
         ax.set_xlabel("published (common unit)")
@@ -200,6 +201,45 @@ def _headline_bars(headlines: list[dict], title: str, pick, xlabel: str, fid: st
                   caption="headlines: the best record of each quantity")
 
 
+def roofline_figure(model: dict | None) -> Figure | None:
+    """The roofline of the machine model: each compute ceiling (FP64, FP32, tensor per type) a
+    horizontal line, each bandwidth ceiling (L1, L2, DRAM) a diagonal, both on log axes, every line
+    labelled with its value; the records are in the caption's source, the model."""
+    roof = (model or {}).get("roofline") or {}
+    compute = [c for c in roof.get("compute", []) if isinstance(c.get("tera_ops_per_s"), (int, float))]
+    bandwidth = [b for b in roof.get("bandwidth", []) if isinstance(b.get("tb_per_s"), (int, float))]
+    if not compute or not bandwidth:
+        return None
+    top = max(c["tera_ops_per_s"] for c in compute)
+    lo = min(c["tera_ops_per_s"] for c in compute) / min(b["tb_per_s"] for b in bandwidth) / 20
+    hi = top / max(b["tb_per_s"] for b in bandwidth) * 20
+
+    def draw(ax):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for i, b in enumerate(sorted(bandwidth, key=lambda b: b["tb_per_s"])):
+            # TB/s x FLOP/byte = TFLOP/s, up to the highest ceiling
+            ridge = top / b["tb_per_s"]
+            ax.plot([lo, ridge], [b["tb_per_s"] * lo, top], color=PALETTE[i % len(PALETTE)], lw=1.2,
+                    label=f"{b['level']} {b['tb_per_s']:.3g} TB/s")
+        # Close ceilings (f16 and bf16) would print over each other: labels alternate sides.
+        for i, c in enumerate(sorted(compute, key=lambda c: c["tera_ops_per_s"])):
+            v = c["tera_ops_per_s"]
+            ax.axhline(v, color="#555", lw=0.7, ls="--")
+            ax.text(hi if i % 2 == 0 else lo, v, f" {c['name']} {v:.4g} {c['unit']} ", fontsize=6,
+                    ha="right" if i % 2 == 0 else "left", va="bottom")
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(min(c["tera_ops_per_s"] for c in compute) / 4, top * 1.6)
+        plain_log_ticks(ax)
+        ax.set_xlabel("arithmetic intensity (operations per byte)")
+        ax.set_ylabel("rate (TFLOPS or TOPS)")
+        ax.legend(fontsize=6, loc="lower right")
+
+    return Figure(GLANCE, "Roofline: the measured ceilings", "roofline", draw, width=6.4, height=4.2,
+                  caption="compute ceilings (dashed) and memory bandwidths (diagonals) from the run's headlines, "
+                          "as in the machine model (gpudissect export --format model)")
+
+
 def glance_figures(headlines: list[dict]) -> list[Figure]:
     """The first page's figures: bandwidth per level, latency per level, tensor and GEMM rates."""
     figs = [
@@ -229,6 +269,9 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
     for f in figs:
         by_anchor.setdefault(f.anchor, []).append(f)
     glance = glance_figures(context.get("headlines") or [])
+    roof = roofline_figure(context.get("model"))
+    if roof:
+        glance.append(roof)
     if glance:
         by_anchor[GLANCE] = glance
     cov = coverage_figure(context.get("coverage") or [])

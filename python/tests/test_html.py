@@ -1,5 +1,8 @@
 """The page: the binary's Markdown as HTML, figures after their probe's heading, nothing external."""
+import json
 import re
+
+import pytest
 
 from conftest import RUN
 from gpudissect import load_run
@@ -157,3 +160,40 @@ def test_no_table_is_wider_than_the_window_in_chromium(tmp_path):
         b.close()
     assert got["table"] > got["window"], f"the test table is wider than the window: {got}"
     assert got["page"] <= got["window"] and got["box"] <= got["window"], got
+
+
+def test_the_roofline_draws_every_ceiling_of_the_model():
+    from gpudissect.html import roofline_figure
+    from gpudissect.figures import render_svg
+    model = {"roofline": {
+        "compute": [{"name": "FP64 DFMA peak", "tera_ops_per_s": 33.0, "unit": "TFLOPS", "record": "r"},
+                    {"name": "FP32 FMA peak", "tera_ops_per_s": 66.2, "unit": "TFLOPS", "record": "r"},
+                    {"name": "wgmma bf16", "tera_ops_per_s": 907.0, "unit": "TFLOPS", "record": "r"}],
+        "bandwidth": [{"level": "DRAM", "tb_per_s": 4.69, "record": "r"},
+                      {"level": "L2", "tb_per_s": 12.05, "record": "r"},
+                      {"level": "L1", "tb_per_s": 33.1, "record": "r"}]}}
+    fig = roofline_figure(model)
+    assert fig is not None and fig.kind == "roofline"
+    svg = render_svg(fig, "t")
+    for label in ("FP64 DFMA peak 33", "FP32 FMA peak 66.2", "wgmma bf16 907", "DRAM 4.69 TB/s", "L2 12.1 TB/s",
+                  "L1 33.1 TB/s"):
+        assert label in svg, label
+    from gpudissect.figures import draw_figure
+    ax = draw_figure(fig).axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    assert "1000" in ticks and not any("$" in t for t in ticks), ticks  # not mathtext printed as written
+    assert roofline_figure({"roofline": {"compute": [], "bandwidth": []}}) is None
+    assert roofline_figure(None) is None
+
+
+def test_load_model_reads_a_model_and_refuses_other_files(tmp_path):
+    from gpudissect import load_model
+    good = tmp_path / "m.json"
+    good.write_text(json.dumps({"kind": "gpudissect-machine-model", "version": 1, "roofline": {}}))
+    assert load_model(good)["version"] == 1
+    for name, text in (("run.json", '{"schema_version": 3, "records": []}'), ("v2.json",
+                       '{"kind": "gpudissect-machine-model", "version": 2}'), ("bad.json", "{")):
+        p = tmp_path / name
+        p.write_text(text)
+        with pytest.raises(ValueError, match=name):
+            load_model(p)

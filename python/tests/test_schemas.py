@@ -180,3 +180,19 @@ def test_noise_writes_what_its_schema_describes(tmp_path):
     assert errors("compare", doc) == []
     assert doc["summary"]["noise_table"]["pairs"] == 1
     assert any(m["test"] == "run-to-run" for rec in doc["matched"] for m in rec["metrics"])
+
+
+def test_the_machine_model_matches_its_schema_and_loads(tmp_path):
+    from gpudissect import load_model
+    suite = max((p for p in RUNS if "-suite.json" in p.name), key=lambda p: p.name)
+    out = tmp_path / "model.json"
+    rc, _, r = binary_json("export", str(suite), "--format", "model", "--out", str(out))
+    assert rc == 0, r.stderr
+    doc = load_model(out)
+    assert errors("model", doc) == []
+    assert len(doc["instructions"]) >= 40 and doc["roofline"]["compute"] and doc["roofline"]["bandwidth"]
+    doc["roofline"]["bandwidth"][0]["level"] = "L3"
+    assert errors("model", doc), "the schema accepts a memory level the model never writes"
+    doc = load_model(out)
+    del doc["instructions"][0]["latency_record"]
+    assert errors("model", doc), "the schema accepts an instruction without its record"

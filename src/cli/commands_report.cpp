@@ -28,6 +28,7 @@
 #include "report/headlines.hpp"
 #include "report/html_report.hpp"
 #include "report/item_values.hpp"
+#include "report/machine_model.hpp"
 #include "report/markdown.hpp"
 #include "report/probe_json.hpp"
 #include "report/run_to_run.hpp"
@@ -70,7 +71,8 @@ nlohmann::json html_context(const RunDocument& doc, const std::string& markdown)
           {"probes", probes_reading_json(probes)},
           {"coverage", is_reference(doc) ? nlohmann::json::array()
                                          : coverage_categories_json(compute_coverage(probes, &doc))},
-          {"headlines", is_reference(doc) ? nlohmann::json::array() : headlines_json(resolve_headlines(doc))}};
+          {"headlines", is_reference(doc) ? nlohmann::json::array() : headlines_json(resolve_headlines(doc))},
+          {"model", is_reference(doc) ? nlohmann::json(nullptr) : machine_model(doc)}};
 }
 
 // A published dataset is for the run's chip when its options.reference.arch is the run's sm_XX.
@@ -221,6 +223,13 @@ struct ExportArgs {
 // A run as the files a simulator reads (report/accel_sim.hpp): gpgpusim.config, trace.config and
 // the opcode table in --out, with the comparison against --diff beside them.
 int do_export(const ExportArgs& args) {
+  if (args.format == "model") {
+    if (!args.diff.empty()) throw UserError("--diff compares Accel-Sim configurations: it goes with --format accel-sim");
+    const OutputPath out = output_of(args.out, {args.run});
+    const RunDocument run = read_run_file(args.run);
+    out.write(machine_model(run).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    return 0;
+  }
   const RunDocument run = read_run_file(args.run);
   std::optional<std::map<std::string, std::string>> theirs;
   if (!args.diff.empty()) {
@@ -249,11 +258,16 @@ int do_export(const ExportArgs& args) {
 
 void add_export(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("export", "A run as a simulator's configuration (Accel-Sim: gpgpusim.config, trace.config, "
-                                           "the opcode latency table), each value naming the record it came from");
+                                           "the opcode latency table) or as a machine model (one JSON document), each "
+                                           "value naming the record it came from");
   auto args = std::make_shared<ExportArgs>();
   cmd->add_option("run", args->run, "Run file")->required()->type_name("RUN.json");
-  cmd->add_option("--format", args->format, "accel-sim")->check(CLI::IsMember({"accel-sim"}))->capture_default_str();
-  cmd->add_option("--out,-o", args->out, "Folder for the files (created; files of the same names are replaced)")
+  cmd->add_option("--format", args->format, "accel-sim (a folder of files) or model (schemas/model.schema.json)")
+      ->check(CLI::IsMember({"accel-sim", "model"}))
+      ->capture_default_str();
+  cmd->add_option("--out,-o", args->out,
+                  "accel-sim: the folder for the files (created; files of the same names are replaced); model: the "
+                  "file (- for standard output)")
       ->required()
       ->type_name("DIR");
   cmd->add_option("--diff", args->diff,

@@ -52,18 +52,12 @@ ConfigLine driver_line(const std::string& option, const nlohmann::json& device, 
   return {option, std::to_string(*v), std::string("driver property ") + field, false};
 }
 
-// The SM clock the timed kernels saw: the median of the ALU latency records' in-kernel clocks.
+// The in-kernel SM clock as a value with its source, nullopt when the run has none.
 std::optional<Value> kernel_clock(const RunDocument& run) {
-  std::vector<double> mhz;
-  for (const Record& r : run.records)
-    if (r.status == Status::Ok && !r.derived && r.id.rfind("latency.alu.", 0) == 0 &&
-        r.sm_clock_source == ClockSource::InKernel && r.sm_clock_mhz > 0)
-      mhz.push_back(r.sm_clock_mhz);
-  if (mhz.empty()) return std::nullopt;
-  std::nth_element(mhz.begin(), mhz.begin() + mhz.size() / 2, mhz.end());
-  const double median = mhz[mhz.size() / 2];
-  return Value{median, "median in-kernel SM clock (clock64 over %globaltimer) of " + std::to_string(mhz.size()) +
-                           " latency.alu.* records: " + fmt_num(median) + " MHz"};
+  std::string how;
+  const double mhz = kernel_sm_clock_mhz(run, &how);
+  if (!(mhz > 0)) return std::nullopt;
+  return Value{mhz, how};
 }
 
 // The opcode the latency kernels ran, from the verified SASS check ("...): MUFU.EX2 x32; ...").
@@ -72,24 +66,6 @@ std::string verified_opcode(const Record& r) {
   static const std::regex first(R"(\): ([A-Z][A-Z0-9_.]*) x[0-9]+)");
   std::smatch m;
   return std::regex_search(r.sass.detail, m, first) ? m[1].str() : "";
-}
-
-std::vector<OpcodeTiming> opcode_timings(const RunDocument& run) {
-  std::vector<OpcodeTiming> out;
-  for (const Record& r : run.records) {
-    if (r.status != Status::Ok || r.derived || r.id.rfind("latency.alu.", 0) != 0) continue;
-    const Metric* lat = r.metric("latency/cycles");
-    const std::string opcode = verified_opcode(r);
-    if (!lat || opcode.empty()) continue;
-    OpcodeTiming t{r.id.substr(std::string("latency.alu.").size()), opcode, lat->value()};
-    if (const Record* c = find_record(run, "compute.alu." + t.probe, false)) {
-      if (const Metric* w = c->metric("throughput/warp_instr_per_clk_per_smsp"); w && w->value() > 0)
-        t.interval_cycles = 1 / w->value();
-      if (const Metric* l = c->metric("throughput/per_clk_per_sm")) t.per_clk_per_sm = l->value();
-    }
-    out.push_back(t);
-  }
-  return out;
 }
 
 // trace.config's "<latency>,<initiation interval>" of a unit class, from one representative opcode.
@@ -115,6 +91,39 @@ std::string one_line(const std::string& text) {
 }
 
 }  // namespace
+
+double kernel_sm_clock_mhz(const RunDocument& run, std::string* how) {
+  std::vector<double> mhz;
+  for (const Record& r : run.records)
+    if (r.status == Status::Ok && !r.derived && r.id.rfind("latency.alu.", 0) == 0 &&
+        r.sm_clock_source == ClockSource::InKernel && r.sm_clock_mhz > 0)
+      mhz.push_back(r.sm_clock_mhz);
+  if (mhz.empty()) return 0;
+  std::nth_element(mhz.begin(), mhz.begin() + mhz.size() / 2, mhz.end());
+  const double median = mhz[mhz.size() / 2];
+  if (how)
+    *how = "median in-kernel SM clock (clock64 over %globaltimer) of " + std::to_string(mhz.size()) +
+           " latency.alu.* records: " + fmt_num(median) + " MHz";
+  return median;
+}
+
+std::vector<OpcodeTiming> opcode_timings(const RunDocument& run) {
+  std::vector<OpcodeTiming> out;
+  for (const Record& r : run.records) {
+    if (r.status != Status::Ok || r.derived || r.id.rfind("latency.alu.", 0) != 0) continue;
+    const Metric* lat = r.metric("latency/cycles");
+    const std::string opcode = verified_opcode(r);
+    if (!lat || opcode.empty()) continue;
+    OpcodeTiming t{r.id.substr(std::string("latency.alu.").size()), opcode, lat->value()};
+    if (const Record* c = find_record(run, "compute.alu." + t.probe, false)) {
+      if (const Metric* w = c->metric("throughput/warp_instr_per_clk_per_smsp"); w && w->value() > 0)
+        t.interval_cycles = 1 / w->value();
+      if (const Metric* l = c->metric("throughput/per_clk_per_sm")) t.per_clk_per_sm = l->value();
+    }
+    out.push_back(t);
+  }
+  return out;
+}
 
 AccelSimExport accel_sim_export(const RunDocument& run) {
   AccelSimExport e;

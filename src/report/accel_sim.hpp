@@ -36,6 +36,11 @@ struct AccelSimExport {
 };
 
 AccelSimExport accel_sim_export(const RunDocument& run);
+// Every latency.alu.* record with a verified opcode, beside its compute.alu.* twin's interval.
+std::vector<OpcodeTiming> opcode_timings(const RunDocument& run);
+// The SM clock the timed kernels saw: the median in-kernel clock (clock64 over %globaltimer) of the
+// run's ALU latency records; 0 when none has one. `how` says so.
+double kernel_sm_clock_mhz(const RunDocument& run, std::string* how = nullptr);
 // A configuration file's text: each option on its own line, a comment giving its source above it.
 std::string render_config(const std::vector<ConfigLine>& lines, const RunDocument& run, const std::string& title);
 std::string render_opcode_table(const AccelSimExport& e);  // CSV

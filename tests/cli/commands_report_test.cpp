@@ -235,7 +235,14 @@ TEST(ExportCommand, WritesTheAccelSimFilesAndRefusesBadInput) {
   for (const char* f : {"gpgpusim.config", "trace.config", "opcodes.csv", "diff.md"})
     EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("sim/") + f))) << f;
   EXPECT_THROW(run_cli({"export", run}), CLI::ParseError);  // --out is required
-  EXPECT_THROW(run_cli({"export", run, "--format", "model", "--out", dir.file("m")}), CLI::ParseError);
+  EXPECT_THROW(run_cli({"export", run, "--format", "gem5", "--out", dir.file("m")}), CLI::ParseError);
+  EXPECT_EQ(run_cli({"export", run, "--format", "model", "--out", dir.file("model.json")}), 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("model.json")))["kind"], "gpudissect-machine-model");
+  EXPECT_NE(user_error_of([&] { run_cli({"export", run, "--format", "model", "--out", dir.file("m2.json"), "--diff", reference}); })
+                .find("goes with --format accel-sim"),
+            std::string::npos);
+  EXPECT_NE(user_error_of([&] { run_cli({"export", run, "--format", "model", "--out", run}); }), "")
+      << "the output never replaces the run";
   EXPECT_NE(user_error_of([&] { run_cli({"export", run, "--out", dir.file("x"), "--diff", dir.file("none.config")}); }), "");
   std::ofstream(dir.file("empty.config")) << "# nothing\n";
   EXPECT_NE(user_error_of([&] { run_cli({"export", run, "--out", dir.file("y"), "--diff", dir.file("empty.config")}); })

@@ -1,0 +1,116 @@
+#include "report/machine_model.hpp"
+
+#include <cmath>
+
+#include "core/json_fields.hpp"
+#include "report/accel_sim.hpp"
+#include "report/format.hpp"
+#include "report/headlines.hpp"
+#include "report/run_view.hpp"
+
+namespace gd {
+
+namespace {
+
+std::string label_of(const Record& r) {
+  return r.id + (r.derived ? " (analysis)" : "") + (r.params.empty() ? "" : " " + to_string(r.params));
+}
+
+nlohmann::json instructions(const RunDocument& run) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const OpcodeTiming& t : opcode_timings(run)) {
+    nlohmann::json i = {{"opcode", t.opcode}, {"latency_cycles", t.latency_cycles}, {"latency_record", "latency.alu." + t.probe}};
+    if (t.interval_cycles > 0) {
+      i["interval_cycles"] = t.interval_cycles;  // between one sub-partition's warp instructions
+      i["per_clk_per_sm"] = t.per_clk_per_sm;
+      i["throughput_record"] = "compute.alu." + t.probe;
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
+// The pointer chase's levels (its analysis records, the cached variant) with their footprints.
+nlohmann::json memory_levels(const RunDocument& run) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Record& r : run.records) {
+    if (r.status != Status::Ok || !r.derived || r.id != "memory.latency.chase") continue;
+    const ParamValue* level = find_param(r.params, "level");
+    const ParamValue* variant = find_param(r.params, "variant");
+    const Metric* cycles = r.metric("latency/cycles");
+    if (!level || !variant || to_string(*variant) != "ca" || !cycles) continue;
+    nlohmann::json l = {{"level", to_string(*level)}, {"latency_cycles", cycles->value()}, {"record", label_of(r)}};
+    for (const auto& [key, metric] : {std::pair<const char*, const char*>{"latency_ns", "latency/ns"},
+                                      {"first_bytes", "level/first_bytes"},
+                                      {"last_bytes", "level/last_bytes"}})
+      if (const Metric* m = r.metric(metric)) l[key] = m->value();
+    out.push_back(l);
+  }
+  return out;
+}
+
+nlohmann::json launch_costs(const RunDocument& run) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const Record& r : run.records)
+    if (r.status == Status::Ok && !r.derived && r.id == "topology.launch.overhead")
+      if (const ParamValue* what = find_param(r.params, "what"))
+        if (const Metric* us = r.metric("overhead/us")) out[to_string(*what) + "_us"] = us->value();
+  return out;
+}
+
+nlohmann::json headline_entry(const Headline& h) {
+  return {{"value", h.value.value}, {"unit", h.rule->unit}, {"record", headline_source_label(h)}};
+}
+
+// A roofline's ceilings: compute per type (TFLOPS or TOPS) and bandwidth per level (TB/s), each
+// from a headline. FP64 is measured per clock per SM: its TFLOPS is that x 2 x SMs x its clock.
+nlohmann::json roofline(const RunDocument& run, const std::vector<Headline>& hs) {
+  nlohmann::json compute = nlohmann::json::array(), bandwidth = nlohmann::json::array();
+  const auto sm_count = json_fields::integer_if(run.device, "sm_count");
+  for (const Headline& h : hs) {
+    const std::string& q = h.rule->quantity;
+    const std::string record = headline_source_label(h);
+    if (q == "fp32.peak" || q.rfind("tensor.", 0) == 0)
+      compute.push_back({{"name", h.rule->title}, {"tera_ops_per_s", h.value.value}, {"unit", h.rule->unit}, {"record", record}});
+    else if (q == "fp64.dfma_per_clk_per_sm" && sm_count && h.value.record && h.value.record->sm_clock_mhz > 0) {
+      const double mhz = h.value.record->sm_clock_mhz;
+      compute.push_back({{"name", "FP64 DFMA peak"},
+                         {"tera_ops_per_s", h.value.value * 2 * double(*sm_count) * mhz * 1e-6},
+                         {"unit", "TFLOPS"},
+                         {"record", record},
+                         {"how", fmt_num(h.value.value) + " results/clk/SM x 2 FLOP x " + std::to_string(*sm_count) +
+                                     " SMs x " + fmt_num(mhz) + " MHz"}});
+    } else if (q == "dram.read_bandwidth" || q == "l2.read_bandwidth" || q == "l1.read_bandwidth")
+      bandwidth.push_back({{"level", q.substr(0, q.find('.')) == "dram" ? "DRAM" : q.substr(0, 2) == "l2" ? "L2" : "L1"},
+                           {"tb_per_s", h.value.value},
+                           {"record", record}});
+  }
+  return {{"compute", compute}, {"bandwidth", bandwidth}};
+}
+
+}  // namespace
+
+nlohmann::json machine_model(const RunDocument& run) {
+  const std::vector<Headline> hs = resolve_headlines(run);
+  std::string how;
+  const double mhz = kernel_sm_clock_mhz(run, &how);
+  nlohmann::json gpu = {{"name", device_name(run.device)}};
+  for (const char* field : {"uuid", "sm_count", "cc_major", "cc_minor", "l2_bytes", "shared_per_sm", "regs_per_sm",
+                            "max_sm_clock_mhz", "max_mem_clock_mhz"})
+    if (const nlohmann::json* v = json_fields::present(run.device, field)) gpu[field] = *v;
+  nlohmann::json headlines = nlohmann::json::object();
+  for (const Headline& h : hs) headlines[h.rule->quantity] = headline_entry(h);
+  nlohmann::json model = {{"kind", "gpudissect-machine-model"},
+                          {"version", kMachineModelVersion},
+                          {"run", {{"run_id", run.run_id}, {"git_revision", run.git_revision}, {"started_at", run.started_at}}},
+                          {"gpu", gpu},
+                          {"instructions", instructions(run)},
+                          {"memory", memory_levels(run)},
+                          {"launch", launch_costs(run)},
+                          {"roofline", roofline(run, hs)},
+                          {"headlines", headlines}};
+  if (mhz > 0) model["clock"] = {{"in_kernel_sm_mhz", mhz}, {"how", how}};
+  return model;
+}
+
+}  // namespace gd
