@@ -120,6 +120,9 @@ std::vector<OpcodeTiming> opcode_timings(const RunDocument& run) {
         t.interval_cycles = 1 / w->value();
       if (const Metric* l = c->metric("throughput/per_clk_per_sm")) t.per_clk_per_sm = l->value();
     }
+    if (const Record* p = find_record(run, "pipes.interference." + t.probe, true))
+      if (const auto pipe = json_fields::nonempty_string(p->extra, "pipe_by_interference"); pipe && *pipe != "undetermined")
+        t.pipe = *pipe;
     out.push_back(t);
   }
   return out;
@@ -206,12 +209,14 @@ std::string render_config(const std::vector<ConfigLine>& lines, const RunDocumen
 
 std::string render_opcode_table(const AccelSimExport& e) {
   std::ostringstream os;
-  os << "opcode,probe,latency_cycles,interval_cycles_per_warp_instruction,lanes_per_clk_per_sm,latency_record,throughput_record\n";
+  os << "opcode,probe,latency_cycles,interval_cycles_per_warp_instruction,lanes_per_clk_per_sm,pipe,latency_record,"
+        "throughput_record,pipe_record\n";
   for (const OpcodeTiming& t : e.opcodes)
     os << t.opcode << "," << csv_field(t.probe) << "," << fmt_num(t.latency_cycles) << ","
        << (t.interval_cycles > 0 ? fmt_num(t.interval_cycles) : "") << ","
-       << (t.per_clk_per_sm > 0 ? fmt_num(t.per_clk_per_sm) : "") << "," << csv_field("latency.alu." + t.probe) << ","
-       << (t.interval_cycles > 0 ? csv_field("compute.alu." + t.probe) : "") << "\n";
+       << (t.per_clk_per_sm > 0 ? fmt_num(t.per_clk_per_sm) : "") << "," << csv_field(t.pipe) << ","
+       << csv_field("latency.alu." + t.probe) << "," << (t.interval_cycles > 0 ? csv_field("compute.alu." + t.probe) : "")
+       << "," << (t.pipe.empty() ? "" : csv_field("pipes.interference." + t.probe + " (analysis)")) << "\n";
   return os.str();
 }
 

@@ -27,6 +27,9 @@ struct OpcodeTiming {
   double latency_cycles = 0;
   double interval_cycles = 0;  // cycles between one sub-partition's warp instructions; 0 when unknown
   double per_clk_per_sm = 0;   // lanes per clock per SM; 0 when unknown
+  // The pipe the interference study (pipes.interference.<probe>'s analysis) found it issues to:
+  // "FP32", "SFU", ...; empty when the run has none or the study could not tell.
+  std::string pipe;
 };
 
 struct AccelSimExport {

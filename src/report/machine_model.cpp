@@ -25,6 +25,10 @@ nlohmann::json instructions(const RunDocument& run) {
       i["per_clk_per_sm"] = t.per_clk_per_sm;
       i["throughput_record"] = "compute.alu." + t.probe;
     }
+    if (!t.pipe.empty()) {
+      i["pipe"] = t.pipe;
+      i["pipe_record"] = "pipes.interference." + t.probe + " (analysis)";
+    }
     out.push_back(i);
   }
   return out;
