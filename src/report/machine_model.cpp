@@ -62,6 +62,19 @@ nlohmann::json launch_costs(const RunDocument& run) {
   return out;
 }
 
+// Every ok measured point of a probe: its params and the named metrics it has, with its record.
+nlohmann::json points_of(const RunDocument& run, const std::string& id, const std::vector<std::string>& metrics) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Record& r : run.records) {
+    if (r.status != Status::Ok || r.derived || r.id != id) continue;
+    nlohmann::json p = {{"params", to_json(r.params)}, {"record", label_of(r)}};
+    for (const std::string& name : metrics)
+      if (const Metric* m = r.metric(name)) p[name] = m->value();
+    out.push_back(p);
+  }
+  return out;
+}
+
 nlohmann::json headline_entry(const Headline& h) {
   return {{"value", h.value.value}, {"unit", h.rule->unit}, {"record", headline_source_label(h)}};
 }
@@ -74,8 +87,18 @@ nlohmann::json roofline(const RunDocument& run, const std::vector<Headline>& hs)
   for (const Headline& h : hs) {
     const std::string& q = h.rule->quantity;
     const std::string record = headline_source_label(h);
-    if (q == "fp32.peak" || q.rfind("tensor.", 0) == 0)
-      compute.push_back({{"name", h.rule->title}, {"tera_ops_per_s", h.value.value}, {"unit", h.rule->unit}, {"record", record}});
+    if (q == "fp32.peak" || q.rfind("tensor.", 0) == 0) {
+      nlohmann::json c = {{"name", h.rule->title}, {"tera_ops_per_s", h.value.value}, {"unit", h.rule->unit}, {"record", record}};
+      // A tensor rate is measured at the clock its kernels ran (wgmma slows the SM clock): beside
+      // it, the same rate per clock at the application clock, said to be a projection.
+      if (std::isfinite(h.clock_mhz) && h.clock_mhz > 0 && h.application_mhz > 0) {
+        c["sm_clock_mhz"] = h.clock_mhz;
+        c["at_application_clock"] = {{"tera_ops_per_s", h.value.value * h.application_mhz / h.clock_mhz},
+                                     {"application_mhz", h.application_mhz},
+                                     {"how", "projected: the measured rate per clock at the application clock"}};
+      }
+      compute.push_back(c);
+    }
     else if (q == "fp64.dfma_per_clk_per_sm" && sm_count && h.value.record && h.value.record->sm_clock_mhz > 0) {
       const double mhz = h.value.record->sm_clock_mhz;
       compute.push_back({{"name", "FP64 DFMA peak"},
@@ -111,6 +134,14 @@ nlohmann::json machine_model(const RunDocument& run) {
                           {"instructions", instructions(run)},
                           {"memory", memory_levels(run)},
                           {"launch", launch_costs(run)},
+                          {"sync",
+                           {{"cta_barrier", points_of(run, "pipes.sched.bar_sync", {"barrier/cycles"})},
+                            {"cluster_barrier", points_of(run, "topology.cluster.barrier", {"latency/cycles", "latency/ns"})},
+                            {"grid_sync", points_of(run, "topology.launch.grid_sync", {"latency/cycles", "latency/ns"})}}},
+                          {"clock_under_load",
+                           points_of(run, "power.clock_response",
+                                     {"clock/idle_mhz", "clock/loaded_mhz", "clock/loaded_min_mhz", "clock/after_mhz",
+                                      "clock/settle_ms", "power/loaded_w"})},
                           {"roofline", roofline(run, hs)},
                           {"headlines", headlines}};
   if (mhz > 0) model["clock"] = {{"in_kernel_sm_mhz", mhz}, {"how", how}};

@@ -35,6 +35,27 @@ TEST(MachineModel, TheCommittedRunFillsEveryPart) {
   EXPECT_GT(level.at("DRAM"), level.at("L2"));
   EXPECT_GT(m["launch"]["launch_async_us"].get<double>(), 0);
   EXPECT_EQ(m["headlines"]["dram.read_bandwidth"]["value"].get<double>(), headline("dram.read_bandwidth"));
+  EXPECT_EQ(m["sync"]["cta_barrier"].size(), 6u);
+  EXPECT_GT(m["sync"]["cluster_barrier"][0]["latency/cycles"].get<double>(), 0);
+  bool gemm_slows = false;
+  for (const auto& p : m["clock_under_load"])
+    if (p["params"]["load"] == "bf16_gemm") gemm_slows = p["clock/loaded_mhz"].get<double>() < p["clock/idle_mhz"].get<double>();
+  EXPECT_TRUE(gemm_slows) << "a bf16 GEMM pulls the SM clock down on the H200";
+}
+
+// A tensor rate measured at a lowered clock carries that clock and its projection to the
+// application clock, labelled as such.
+TEST(MachineModel, ATensorRateCarriesItsClockAndTheApplicationClocksProjection) {
+  const nlohmann::json model = machine_model(suite());
+  for (const auto& c : model["roofline"]["compute"]) {
+    if (c["name"] != "wgmma bf16 → f32") continue;
+    const double mhz = c["sm_clock_mhz"], rate = c["tera_ops_per_s"];
+    EXPECT_LT(mhz, 1980);
+    EXPECT_NEAR(c["at_application_clock"]["tera_ops_per_s"].get<double>(), rate * 1980 / mhz, 1e-6 * rate);
+    EXPECT_EQ(c["at_application_clock"]["how"].get<std::string>().rfind("projected", 0), 0u);
+    return;
+  }
+  FAIL() << "no bf16 wgmma ceiling";
 }
 
 // FP32 and every tensor type from their headlines; FP64 from DFMA per clock per SM, converted at
