@@ -120,6 +120,8 @@ def main() -> int:
     ap.add_argument("html")
     ap.add_argument("--screenshot", required=True)
     ap.add_argument("--min-figures", type=int, default=1)
+    ap.add_argument("--require-kind", action="append", default=[],
+                    help="a figure kind the page must hold (roofline: the machine model's, on the first page)")
     args = ap.parse_args()
     exe = next((shutil.which(b) for b in BROWSERS if shutil.which(b)), None)
     if not exe:
@@ -169,6 +171,9 @@ def main() -> int:
     if len(png) < 10000:
         problems.append(f"screenshot is only {len(png)} bytes: a blank page?")
     kinds = sorted({f["kind"] for f in figs})
+    for k in args.require_kind:
+        if k not in kinds:
+            problems.append(f"no {k} figure rendered")
     print(f"{len(figs)} figures rendered ({', '.join(kinds)}); screenshot {args.screenshot} ({len(png)} bytes)")
     for p in problems:
         print("FAIL:", p)
