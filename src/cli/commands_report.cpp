@@ -345,12 +345,20 @@ struct CoverageArgs {
 // Exit 1 when a probe covers an item id no seed item has, or (--check-covers, for a full run) when
 // a cover selects no record or several: the declarations are wrong.
 int do_coverage(const CoverageArgs& args) {
-  const OutputPath out = output_of(args.out, {args.run});
+  const std::vector<std::string> published_files = published_reference_files();
+  std::vector<std::string> inputs = published_files;
+  inputs.insert(inputs.begin(), args.run);
+  const OutputPath out = output_of(args.out, inputs);
   const auto probes = registered_probes();
   std::optional<RunDocument> doc;
   if (!args.run.empty()) doc = read_run_file(args.run);
   const CoverageReport c = compute_coverage(probes, doc ? &*doc : nullptr);
-  out.write(coverage_markdown(c, true));
+  // What others published for the chip and the run did not measure is a gap too.
+  std::string gaps;
+  if (doc && !is_reference(*doc))
+    if (const Published p = read_published(published_files, *doc, true); !p.docs.empty())
+      gaps = validation_gaps_markdown(p.validate(*doc));
+  out.write(coverage_markdown(c, true) + (gaps.empty() ? "" : "\n" + gaps));
   for (const auto& u : c.unknown_items) std::cerr << "gpudissect: covers names no item of the reference studies: " << u << "\n";
   // A row of data/coverage/covers.csv for a probe this build lacks would answer nothing, silently.
   bool orphan_rows = false;

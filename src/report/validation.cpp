@@ -400,6 +400,20 @@ nlohmann::json finite_or_null(double v, bool use = true) {
 
 }  // namespace
 
+std::string validation_gaps_markdown(const ValidationReport& rep) {
+  MarkdownTable t;
+  t.column("Quantity").column("Source").column("Chip").column("Published", MarkdownTable::Align::Right).column("Why not measured");
+  for (const ValidationRow& r : rep.rows)
+    if (r.verdict == Verdict::NotMeasured)
+      t.row({"`" + markdown_escape(r.id) + "`", markdown_escape(r.source_key), markdown_escape(r.chip),
+             markdown_escape(fmt_num(r.published_value) + " " + r.published_unit), markdown_escape(r.note)});
+  if (t.empty()) return "";
+  return "## Published quantities not measured\n\n" + std::to_string(rep.count(Verdict::NotMeasured)) + " of the " +
+         std::to_string(rep.rows.size()) +
+         " quantities others published for this chip (`gpudissect validate`) have no value in this run: gaps beside "
+         "the studies' items above.\n\n" + t.render() + "\n";
+}
+
 std::string validation_markdown(const ValidationReport& rep) {
   std::string md = "# Validation: " + markdown_escape(rep.chip) + " against the published record\n\n";
   md += "Published datasets: ";

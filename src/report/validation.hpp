@@ -84,6 +84,9 @@ ValidationReport validate_run(const RunDocument& run, const std::vector<const Ru
 std::vector<std::string> published_reference_files();
 
 std::string validation_markdown(const ValidationReport& r);
+// For `coverage`: the published quantities the run has no value for, as gaps (a section with their
+// count, source and why; empty when there is none).
+std::string validation_gaps_markdown(const ValidationReport& r);
 nlohmann::json validation_json(const ValidationReport& r);
 
 }  // namespace gd

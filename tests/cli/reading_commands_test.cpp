@@ -77,6 +77,20 @@ TEST(CoverageCommand, TheDriversAnswersAreReportedNotMeasured) {
             std::string::npos);
 }
 
+// What others published for the chip and the run has no value for is listed as a gap: the H200
+// suite lacks the texture-cache latency, L2 write bandwidth and NVLink (one GPU).
+TEST(CoverageCommand, PublishedQuantitiesTheRunLacksAreGaps) {
+  const auto r = gpudissect("coverage " + shell_quote(kSuite));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto at = r.output.find("## Published quantities not measured");
+  ASSERT_NE(at, std::string::npos) << r.output.substr(r.output.size() > 3000 ? r.output.size() - 3000 : 0);
+  const std::string gaps = r.output.substr(at);
+  EXPECT_NE(gaps.find("3 of the 81 quantities others published"), std::string::npos) << gaps;
+  EXPECT_NE(gaps.find("nvlink"), std::string::npos) << gaps;
+  const auto bare = gpudissect("coverage");
+  EXPECT_EQ(bare.output.find("## Published quantities not measured"), std::string::npos) << "no run, no gaps";
+}
+
 TEST(GuideCommand, StatesThePrinciplesTheSuiteMeasures) {
   const auto r = gpudissect("guide " + shell_quote(kRun));
   ASSERT_EQ(r.status, 0) << r.output;
