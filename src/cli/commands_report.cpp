@@ -162,7 +162,7 @@ struct CompareArgs {
   bool json = false;
   bool cross = false;
   CompareOptions opts;
-  std::string noise;  // a run-to-run table (`gpudissect noise`)
+  std::string noise = "auto";  // a run-to-run table (`gpudissect noise`), auto or none
   bool fail_on_regression = false;
 };
 
@@ -189,15 +189,26 @@ int do_compare(const CompareArgs& args) {
   const RunDocument& b = docs[1];
   CompareOptions opts = args.opts;
   std::optional<RunToRunTable> table;
-  if (!args.noise.empty()) {
+  if (args.noise == "auto") {
+    // The committed table of the runs' GPU model, when both runs are of one model and one is found.
+    if (device_name(a.device) == device_name(b.device))
+      for (const std::string& path : run_to_run_files())
+        if (RunToRunTable t = read_run_to_run(path); t.gpu == device_name(a.device)) {
+          table = std::move(t);
+          opts.run_to_run_file = path;
+          opts.run_to_run_found = true;
+          break;
+        }
+  } else if (args.noise != "none") {
     table = read_run_to_run(args.noise);
     // Another model's spread is no guide to this one's (a card's memory, clocks and power differ).
     for (const RunDocument* run : {&a, &b})
       if (device_name(run->device) != table->gpu)
         throw UserError("--noise " + args.noise + " was measured on " + table->gpu + "; run " + run->run_id + " is on " +
                         device_name(run->device));
-    opts.run_to_run = &*table;
+    opts.run_to_run_file = args.noise;
   }
+  if (table) opts.run_to_run = &*table;
   if (!args.json) {
     out.write(compare_runs(a, b, opts));
   } else {
@@ -329,8 +340,11 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
       ->default_str("4%");
   cmd->add_option("--noise", args->noise,
                   "Run-to-run noise table (`gpudissect noise`) of the runs' GPU model: each metric's spread between "
-                  "repeat runs of one card is added to its own noise")
-      ->type_name("TABLE.json");
+                  "repeat runs of one card is added to its own noise. auto (the default): the committed table of "
+                  "the runs' model in data/measured when one is found (the summary names it); none: the runs' "
+                  "samples alone")
+      ->type_name("auto|none|TABLE.json")
+      ->capture_default_str();
   cmd->add_flag("--fail-on-regression", args->fail_on_regression,
                 "Exit 1 when a latency, bandwidth or throughput metric got worse beyond noise and threshold");
   cmd->callback([&action, args] { action = [args] { return do_compare(*args); }; });

@@ -387,13 +387,17 @@ std::string noise_source_line(const CompareOptions& opts) {
            "one card.\n\n";
   return "Run-to-run noise: " + std::to_string(t->groups.size()) + " (probe, metric) groups measured over " +
          std::to_string(t->pairs) + " pairs of repeat runs of one card (" + markdown_escape(t->gpu) + ", " +
-         std::to_string(t->runs.size()) + " runs), added to each metric's own noise.\n\n";
+         std::to_string(t->runs.size()) + " runs), added to each metric's own noise" +
+         (opts.run_to_run_file.empty() ? "" : ": `" + markdown_escape(opts.run_to_run_file) + "`") +
+         (opts.run_to_run_found ? ", the committed table of this GPU model (`--noise none` judges without it)" : "") +
+         ".\n\n";
 }
 
 nlohmann::json noise_table_json(const CompareOptions& opts) {
   const RunToRunTable* t = opts.run_to_run;
   if (!t) return nullptr;
-  return {{"gpu", t->gpu}, {"runs", t->runs.size()}, {"pairs", t->pairs}, {"groups", t->groups.size()}};
+  return {{"gpu", t->gpu},       {"runs", t->runs.size()},        {"pairs", t->pairs},
+          {"groups", t->groups.size()}, {"file", opts.run_to_run_file}, {"found", opts.run_to_run_found}};
 }
 
 }  // namespace

@@ -19,6 +19,8 @@ struct CompareOptions {
   // How far each metric moves between repeat runs of one card (report/run_to_run.hpp, `compare
   // --noise`): added to each metric's own noise; null: the runs' samples alone.
   const RunToRunTable* run_to_run = nullptr;
+  std::string run_to_run_file;  // where it was read, for the reader of the summary
+  bool run_to_run_found = false;  // found beside the binary rather than given with --noise
 };
 
 // Below this two-sided p-value a shift of the medians is not the runs' sampling noise.

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
 #include "report/compare.hpp"
+#include "report/data_files.hpp"
 #include "report/run_view.hpp"
 
 namespace gd {
@@ -121,6 +122,15 @@ RunToRunTable read_run_to_run(const std::string& path) {
   const nlohmann::json j = parse_run_json(text, path, false);
   if (j.is_discarded()) throw UserError(path + ": not JSON");
   return run_to_run_from_json(j, path);
+}
+
+std::vector<std::string> run_to_run_files() {
+  return data_files("measured", [](const std::string& name) {
+    const auto ends = [&](const std::string& ext) {
+      return name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0;
+    };
+    return name.find("run-to-run") != std::string::npos && (ends(".json") || ends(".json.gz"));
+  });
 }
 
 }  // namespace gd

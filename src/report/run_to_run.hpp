@@ -42,5 +42,8 @@ nlohmann::json to_json(const RunToRunTable& t);
 // UserError naming `source` when the document is not such a table (kind, version, fields, values).
 RunToRunTable run_to_run_from_json(const nlohmann::json& j, const std::string& source);
 RunToRunTable read_run_to_run(const std::string& path);
+// The committed tables (data/measured/*run-to-run*.json[.gz], found as report/data_files.hpp finds
+// data), sorted; empty when none is found.
+std::vector<std::string> run_to_run_files();
 
 }  // namespace gd

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/match.hpp"
+#include "report/data_files.hpp"
 #include "report/format.hpp"
 #include "report/headlines.hpp"
 #include "report/item_values.hpp"
@@ -307,24 +308,9 @@ std::optional<PerClockValue> per_sm_per_clock(double v, const std::string& unit,
 }
 
 std::vector<std::string> published_reference_files() {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> dirs;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) dirs = {exe.parent_path() / "data" / "reference", exe.parent_path().parent_path() / "data" / "reference"};
-#ifdef GPUDISSECT_SOURCE_PYTHON_DIR
-  dirs.push_back(fs::path(GPUDISSECT_SOURCE_PYTHON_DIR).parent_path() / "data" / "reference");
-#endif
-  for (const fs::path& d : dirs) {
-    std::set<std::string> found;
-    for (const auto& e : fs::directory_iterator(d, ec)) {
-      const std::string name = e.path().filename().string();
-      if (e.is_regular_file(ec) && name.find("-published-") != std::string::npos && e.path().extension() == ".json")
-        found.insert(e.path().string());
-    }
-    if (!found.empty()) return {found.begin(), found.end()};
-  }
-  return {};
+  return data_files("reference", [](const std::string& name) {
+    return name.find("-published-") != std::string::npos && name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+  });
 }
 
 int ValidationReport::count(Verdict v) const {

@@ -91,6 +91,27 @@ TEST(CoverageCommand, PublishedQuantitiesTheRunLacksAreGaps) {
   EXPECT_EQ(bare.output.find("## Published quantities not measured"), std::string::npos) << "no run, no gaps";
 }
 
+// compare finds the committed run-to-run table of the runs' GPU model beside the binary and says
+// which it used; --noise none judges by the runs' samples alone.
+TEST(CompareCommand, UsesTheCommittedRunToRunTableOfTheModelAndNamesIt) {
+  const std::string m = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/";
+  const std::string runs = shell_quote(m + "nvidia-h200-2026-12-03-noise-r1.json.gz") + " " +
+                           shell_quote(m + "nvidia-h200-2026-12-03-noise-r2.json.gz");
+  const auto found = gpudissect("compare " + runs + " --out -");
+  ASSERT_EQ(found.status, 0) << found.output.substr(0, 2000);
+  EXPECT_NE(found.output.find("data/measured/nvidia-h200-run-to-run.json.gz`, the committed table of this GPU model"),
+            std::string::npos)
+      << found.output.substr(0, 3000);
+  const auto none = gpudissect("compare " + runs + " --noise none --out -");
+  ASSERT_EQ(none.status, 0);
+  EXPECT_NE(none.output.find("No run-to-run noise table"), std::string::npos);
+  const auto count = [](const std::string& md) {
+    const auto at = md.find("Beyond the runs' own noise and the 4.0% threshold: ");
+    return at == std::string::npos ? 0 : std::stoi(md.substr(at + 51));
+  };
+  EXPECT_LT(count(found.output), count(none.output)) << "the table quiets what the runs' drift moved";
+}
+
 TEST(GuideCommand, StatesThePrinciplesTheSuiteMeasures) {
   const auto r = gpudissect("guide " + shell_quote(kRun));
   ASSERT_EQ(r.status, 0) << r.output;
