@@ -5,10 +5,13 @@ No probe is named here, so a new probe gets its figure without changes to this f
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import itertools
 import math
+import multiprocessing
 import numbers
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -31,6 +34,7 @@ MAX_FACETS = 6       # heatmaps per probe (one per combination of the other para
 PALETTE = [plt.cm.tab20(i) for i in range(0, 20, 2)] + [plt.cm.tab20(i) for i in (1, 5)]
 MAX_SERIES = len(PALETTE)
 PANELS_PER_FIGURE = 6  # more panels go on to a next figure, so none is dropped
+MAX_MARKED = 32        # points of a line drawn with a marker each; a longer line is drawn plain
 
 
 @dataclass
@@ -119,7 +123,7 @@ def infer_views(rows: pd.DataFrame, family_size: int) -> list[View]:
         return [View("heatmap", x=numeric[0], y=numeric[1])]
     if len(numeric) == 1:
         return [View("line", x=numeric[0])]
-    return []
+    return [View("bars")]  # parameters that name things (an op, a level): a bar for each record
 
 
 def _metric_of(view: View, rows: pd.DataFrame, declared_metrics: list[str]) -> str:
@@ -205,8 +209,9 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
         for i, (key, grp) in enumerate(panel.groupby(keys[panel.index], sort=False)):
             grp = grp.sort_values(view.x)
             label = _assignments(line_cols, grp.iloc[0][line_cols]) or metric
-            line, = ax.plot(grp[view.x].astype(float), grp["value"], marker="o", markersize=3, label=label,
-                            color=PALETTE[i])
+            # A marker a point shows where a short sweep measured; a long one reads as its line.
+            line, = ax.plot(grp[view.x].astype(float), grp["value"], marker="o" if len(grp) <= MAX_MARKED else "",
+                            markersize=3, label=label, color=PALETTE[i])
             colors[key] = line.get_color()
         for s in spans:  # a band goes with its series' panel; one matching no series goes everywhere
             if s["key"] in colors or s["key"] not in all_keys:
@@ -303,7 +308,8 @@ def _grid_figure(pid, metric, unit, view, table, facet) -> Figure:
                 for xi in range(nx):
                     v = table.values[yi, xi]
                     if pd.notna(v):
-                        ax.text(xi, yi, f"{v:.3g}", ha="center", va="center", fontsize=6,
+                        # Inside its cell, so no part of the layout: tight_layout need not measure it.
+                        ax.text(xi, yi, f"{v:.3g}", ha="center", va="center", fontsize=6, in_layout=False,
                                 color="black" if v > 0.6 * vmax else "white")
         ax.figure.colorbar(im, ax=ax, label=f"{metric} [{unit}]" if unit else metric)
 
@@ -327,6 +333,17 @@ def bars_figure(family: str, anchor: str, metric: str, unit: str, values: list[t
     return Figure(anchor, f"{family}.*: {metric}", "bars", draw, width=6.4, height=max(2.5, 0.17 * len(values) + 1))
 
 
+def record_bars_figure(pid: str, sel: pd.DataFrame, vary: list[str], metric: str, unit: str) -> Figure:
+    """One bar per combination of the parameters that vary among a probe's records (the median of
+    its repeats), labelled `name=value ...`."""
+    keys = _series_key(sel, vary)
+    values = [(_assignments(vary, grp.iloc[0][vary]), float(grp["value"].median()))
+              for _, grp in sel.groupby(keys, sort=False)]
+    fig = bars_figure(pid, pid, metric, unit, values)
+    fig.title = f"{pid}: {metric} per {', '.join(map(param_name, vary))}"
+    return fig
+
+
 def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
     """Every figure the records of a run call for, in run order. `probes` maps a probe id to what
     it declares ({"views": [...], "metrics": [{"name": ...}]}); a probe absent from it, or one
@@ -339,8 +356,9 @@ def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
         families.setdefault(family_of(pid), []).append(pid)
     figs: list[Figure] = []
     bars: dict[tuple[str, str], list] = {}   # (family, metric) -> [(anchor, label, value, unit)]
+    by_id = dict(tuple(ok.groupby("id", sort=False)))  # one pass, not a scan of the run per probe
     for pid in ids:
-        rows = ok[ok["id"] == pid].dropna(axis=1, how="all")
+        rows = by_id[pid].dropna(axis=1, how="all")
         decl = probes.get(pid, {})
         declared_metrics = [m["name"] for m in decl.get("metrics", [])]
         views = [View.from_json(v) for v in decl.get("views", [])]
@@ -356,7 +374,12 @@ def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
                 figs += grid_figures(pid, rows, view, metric)
             elif view.kind == "bars":
                 sel = rows[(rows["metric"] == metric) & (~rows["derived"])]
-                if len(sel):
+                if sel.empty:  # a declared metric the analysis derives (a depth from latency x rate)
+                    sel = rows[rows["metric"] == metric]
+                vary = varying(sel, param_columns(sel))
+                if vary:  # the probe's own records differ by their parameters: a bar each
+                    figs.append(record_bars_figure(pid, sel, vary, metric, _unit(rows, metric)))
+                elif len(sel):
                     key = (family_of(pid), metric)
                     bars.setdefault(key, []).append((pid, pid.rsplit(".", 1)[-1], float(sel["value"].median()),
                                                      _unit(rows, metric)))
@@ -370,6 +393,131 @@ def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
 
 
 _SVG_HEADER = re.compile(r"^.*?(?=<svg)", re.S)
+# What compact_svg rewrites. Glyph definitions: text drawn as paths defines each character once
+# per figure as `<path id="DejaVuSans-14" d=... transform="scale(0.015625)"/>` (the id is the font
+# and glyph, the same in every figure), then places it with a <use> per character.
+_GLYPH_DEF = re.compile(r'<path id="(?P<id>[^"]+-[0-9a-f]+)"(?: d="(?P<d>[^"]*)")?(?P<rest>[^>]*)/>')  # a space has no d
+_MARKER_USE = re.compile(r'<use href="#(?P<id>[^"]+)"(?P<at>[^>]*?) style="(?P<style>[^"]*)"/>')
+_DEF_STYLE = re.compile(r'(<path id="(?P<id>[^"]+)"[^>]*?)(?: style="(?P<style>[^"]*)")?/>')
+_GLYPH_USE = re.compile(r'<use xlink:href="#(?P<id>[^"]+-[0-9a-f]+)"(?: transform="translate\((?P<x>[-\d.e]+) 0\)")?/>')
+_COMMENT_OR_NUMBER = re.compile(r"<!--.*?-->|data:[^\"]*|(-?\d+\.\d{3,})", re.S)
+_PATH_DATA = re.compile(r' d="([^"]*)"')
+_ID = re.compile(r' id="([^"]*)"')
+_TEXT_RUN = re.compile(r'<g transform="([^"]*)">((?:<use href="#g[^"]*"(?: x="[^"]*")?/>)+)</g>')
+_G_TAG = re.compile(r"<g>|<g\s[^>]*>|</g>")
+
+
+def glyph_id(full: str) -> str:
+    """A glyph's short id: `g` + the glyph number for the default font (DejaVuSans-14 is g14), the
+    full name after `g` for any other, so that no two fonts' glyphs share one."""
+    font, _, code = full.rpartition("-")
+    return f"g{code}" if font == "DejaVuSans" else f"g{full}"
+
+
+def _round(m: re.Match) -> str:
+    if m.group(1) is None:  # a comment (the text a group draws) or a data: URI stays as it is
+        return m.group(0)
+    v = float(m.group(1))
+    # Two decimals of a point (1/7200 inch) for coordinates, three significant digits for scales.
+    out = f"{v:.2f}" if abs(v) >= 1 else f"{v:.3g}"
+    out = out.rstrip("0").rstrip(".") if "." in out and "e" not in out else out
+    return "0" if out in ("-0", "") else out
+
+
+def _path_data(m: re.Match) -> str:
+    d = re.sub(r"\s*([MLQCZzHVA])\s*", r"\1", m.group(1))
+    return ' d="' + re.sub(r"\s+", " ", d).strip() + '"'
+
+
+def _unwrap_bare_groups(svg: str) -> str:
+    """`<g>` elements without attributes are dropped, their content kept."""
+    out, stack, pos = [], [], 0
+    for m in _G_TAG.finditer(svg):
+        out.append(svg[pos:m.start()])
+        pos = m.end()
+        tag = m.group(0)
+        if tag == "</g>":
+            if stack.pop():
+                out.append(tag)
+        else:
+            stack.append(tag != "<g>")
+            if tag != "<g>":
+                out.append(tag)
+    out.append(svg[pos:])
+    return "".join(out)
+
+
+def _style(text: str) -> dict[str, str]:
+    return dict(p.split(":", 1) for p in (t.strip() for t in text.split(";")) if ":" in p)
+
+
+def _hoist_use_styles(svg: str) -> str:
+    """A marker or tick is a <path> defined once and a <use> a point, each <use> repeating the
+    same style: where all the uses of one definition carry the same style, it moves onto the
+    definition (whose own properties win over inherited ones, so the drawing is the same)."""
+    styles: dict[str, set] = {}
+    for m in _MARKER_USE.finditer(svg):
+        styles.setdefault(m.group("id"), set()).add(m.group("style"))
+    plain = {i: next(iter(s)) for i, s in styles.items() if len(s) == 1 and len(re.findall(f'href="#{re.escape(i)}"', svg)) ==
+             sum(1 for _ in re.finditer(f'<use href="#{re.escape(i)}"[^>]*? style="', svg))}
+    if not plain:
+        return svg
+
+    def define(m: re.Match) -> str:
+        if m.group("id") not in plain:
+            return m.group(0)
+        merged = {**_style(plain[m.group("id")]), **_style(m.group("style") or "")}
+        return m.group(1) + ' style="' + "; ".join(f"{k}: {v.strip()}" for k, v in merged.items()) + '"/>'
+
+    svg = _DEF_STYLE.sub(define, svg)
+    return _MARKER_USE.sub(lambda m: m.group(0) if m.group("id") not in plain
+                           else f'<use href="#{m.group("id")}"{m.group("at")}/>', svg)
+
+
+def compact_svg(svg: str) -> tuple[str, dict[str, str]]:
+    """matplotlib's SVG with the same drawing in fewer bytes, and its glyphs apart: returns (svg
+    without glyph definitions, {glyph id: <path> definition}). Coordinates keep two decimals of a
+    point; ids nothing refers to, attribute-less groups and the whitespace between tags go; each
+    character's <use> carries its offset as `x`. The comments naming each text stay."""
+    glyphs: dict[str, str] = {}
+
+    def take(m: re.Match) -> str:
+        gid = glyph_id(m.group("id"))
+        d = f' d="{m.group("d")}"' if m.group("d") is not None else ""
+        glyphs.setdefault(gid, f'<path id="{gid}"{d}{m.group("rest")}/>')
+        return ""
+
+    svg = _GLYPH_DEF.sub(take, svg)
+    svg = _GLYPH_USE.sub(lambda m: f'<use href="#{glyph_id(m.group("id"))}"'
+                                   + (f' x="{m.group("x")}"' if m.group("x") else "") + "/>", svg)
+    svg = re.sub(r">\s+<", "><", svg).replace(" xlink:href=", " href=")  # SVG 2, as every browser reads it
+    svg = _hoist_use_styles(svg)
+    svg = re.sub(r"<defs></defs>", "", svg)
+    referenced = set(re.findall(r'#([^"\s)]+)', svg))
+    svg = _ID.sub(lambda m: m.group(0) if m.group(1) in referenced else "", svg)
+    svg = _unwrap_bare_groups(svg)
+    svg = _COMMENT_OR_NUMBER.sub(_round, svg)
+    svg = _PATH_DATA.sub(_path_data, svg)
+    glyphs = {k: _PATH_DATA.sub(_path_data, _COMMENT_OR_NUMBER.sub(_round, v)) for k, v in glyphs.items()}
+
+    def share(m: re.Match) -> str:
+        """A text's characters, defined once by what they spell (tick labels, legends and axis
+        names repeat across panels and figures), placed with one <use>."""
+        # Offsets in font units (1/100 of the size, a scale() away): a whole unit is within 0.05 pt.
+        run = re.sub(r' x="(-?[\d.]+)"', lambda x: f' x="{round(float(x.group(1)))}"', m.group(2))
+        tid = "t" + hashlib.sha1(run.encode()).hexdigest()[:10]
+        glyphs.setdefault(tid, f'<g id="{tid}">{run}</g>')
+        return f'<use href="#{tid}" transform="{m.group(1)}"/>'
+
+    return _TEXT_RUN.sub(share, svg), glyphs
+
+
+def with_glyphs(svg: str, glyphs: dict[str, str]) -> str:
+    """The SVG with its glyph definitions in a <defs> of its own: one that stands alone."""
+    if not glyphs:
+        return svg
+    at = svg.index(">", svg.index("<svg")) + 1
+    return svg[:at] + "<defs>" + "".join(glyphs.values()) + "</defs>" + svg[at:]
 
 
 def draw_figure(fig: Figure):
@@ -401,6 +549,45 @@ def draw_figure(fig: Figure):
 def render_svg(fig: Figure, salt: str) -> str:
     """The figure as an inline <svg> element: text drawn as paths (no fonts needed to view it),
     ids salted so several figures in one page do not share them."""
+    return with_glyphs(*render_svg_parts(fig, salt))
+
+
+def render_svg_parts(fig: Figure, salt: str) -> tuple[str, dict[str, str]]:
+    """render_svg's SVG without its glyph definitions, and those: a page holding many figures
+    defines each glyph once (html.build_html)."""
+    return compact_svg(_SVG_HEADER.sub("", _raw_svg(fig, salt), count=1))
+
+
+def render_all(figs: list[Figure], jobs: int | None = None) -> list[tuple[str, dict[str, str]]]:
+    """render_svg_parts of each figure (salted by its place in the list), drawn by `jobs` processes
+    (default: one a core, GPUDISSECT_JOBS to choose; 1 draws here). Matplotlib draws on one core;
+    a page of a hundred figures spends most of its time there. Workers are forked, so the figures'
+    drawing functions (closures over the run's frames) need no pickling."""
+    if jobs is None:
+        given = os.environ.get("GPUDISSECT_JOBS") or str(len(os.sched_getaffinity(0)))
+        if not given.isdigit() or int(given) < 1:
+            raise ValueError(f"GPUDISSECT_JOBS must be a whole number of processes, 1 or more, not {given!r}")
+        jobs = int(given)
+    jobs = min(jobs, len(figs) // 4)  # a few figures are not worth a process
+    if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [render_svg_parts(f, f"gd{i + 1}") for i, f in enumerate(figs)]
+    global _PENDING
+    _PENDING = figs
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return pool.map(_render_pending, range(len(figs)), chunksize=1)
+    finally:
+        _PENDING = []
+
+
+_PENDING: list[Figure] = []
+
+
+def _render_pending(i: int) -> tuple[str, dict[str, str]]:
+    return render_svg_parts(_PENDING[i], f"gd{i + 1}")
+
+
+def _raw_svg(fig: Figure, salt: str) -> str:
     with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "path", "font.size": 8}):
         f = draw_figure(fig)
         try:
@@ -409,4 +596,4 @@ def render_svg(fig: Figure, salt: str) -> str:
             f.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
         finally:
             plt.close(f)
-    return _SVG_HEADER.sub("", buf.getvalue(), count=1)
+    return buf.getvalue()

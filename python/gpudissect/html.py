@@ -10,7 +10,7 @@ import pandas as pd
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .figures import PALETTE, Figure, plain_log_ticks, plan_figures, render_svg
+from .figures import PALETTE, Figure, plain_log_ticks, plan_figures, render_all
 
 CSS = """
 body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;line-height:1.4}
@@ -27,6 +27,7 @@ code{background:#f4f4f4;padding:0 2px}
 figure.gd-figure{margin:1em 0}
 figure.gd-figure svg{max-width:100%;height:auto}
 figcaption{font-size:12px;color:#555}
+details.gd-fold>summary{cursor:pointer;font-size:13px;color:#335}
 h2{border-bottom:1px solid #ddd}
 """
 
@@ -70,6 +71,20 @@ def _html_block(content: str) -> Token:
     return block
 
 
+FOLD_ROWS = 40  # a table with more body rows than this is folded (<details>), its size in the summary
+
+
+def _body_rows(tokens: list[Token], start: int) -> int:
+    """The body rows of the table whose table_open is tokens[start]."""
+    n, body = 0, False
+    for tok in tokens[start + 1:]:
+        if tok.type == "table_close":
+            break
+        body = body or tok.type == "tbody_open"  # the header row is in thead
+        n += body and tok.type == "tr_open"
+    return n
+
+
 def markdown_to_html(md: str, after_heading=lambda level, text: "", headings: list | None = None) -> str:
     """The Markdown the binary writes as HTML (markdown-it-py: CommonMark and pipe tables). Each
     heading gets `id` = slug() of its text; `after_heading(level, text)` returns HTML placed right
@@ -79,12 +94,20 @@ def markdown_to_html(md: str, after_heading=lambda level, text: "", headings: li
     tokens = _MD.parse(md)
     out: list[Token] = []
     heading = ""
+    fold = False
     for i, tok in enumerate(tokens):
         if tok.type == "table_open":
+            rows = _body_rows(tokens, i)
+            if rows > FOLD_ROWS:  # a long sweep's table folds; its figure, before it, stays in view
+                fold = True
+                what = html.escape(f"{heading}: table" if heading else "Table")
+                out.append(_html_block(f'<details class="gd-fold"><summary>{what} ({rows} rows)</summary>\n'))
+            else:
+                fold = False
             out.append(_html_block('<div class="gd-table">\n'))
         out.append(tok)
         if tok.type == "table_close":
-            out.append(_html_block("</div>\n"))
+            out.append(_html_block("</div>\n" + ("</details>\n" if fold else "")))
         elif tok.type == "heading_open":
             inline = tokens[i + 1]
             anchor = _ANCHOR.search(inline.content)
@@ -111,11 +134,19 @@ def markdown_to_html(md: str, after_heading=lambda level, text: "", headings: li
     return _MD.renderer.render(out, _MD.options, {})
 
 
-def _figure_html(fig: Figure, n: int) -> str:
-    svg = render_svg(fig, salt=f"gd{n}")
+def _figure_html(fig: Figure, n: int, svg: str) -> str:
     cap = html.escape(fig.title + (f" ({fig.caption})" if fig.caption else ""))
     return (f'<figure class="gd-figure" id="fig-{n}" data-kind="{fig.kind}" data-probe="{html.escape(fig.anchor)}">'
             f"{svg}<figcaption>Figure {n}: {cap}</figcaption></figure>")
+
+
+def glyphs_html(glyphs: dict[str, str]) -> str:
+    """One hidden <svg> defining every glyph the page's figures draw, each once: the figures'
+    <use href="#g14"> refer to it (ids are the document's, shared by every inline SVG)."""
+    if not glyphs:
+        return ""
+    return ('<svg class="gd-glyphs" width="0" height="0" style="position:absolute" aria-hidden="true">'
+            f'<defs>{"".join(glyphs[k] for k in sorted(glyphs))}</defs></svg>\n')
 
 
 def coverage_figure(coverage: list[dict]) -> Figure | None:
@@ -280,8 +311,15 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
     val = validation_figure(context.get("validation") or [])
     if val:
         by_anchor.setdefault(VALIDATION, []).insert(0, val)
-    count = [0]
+    # Figures are numbered in the order the page shows them, and drawn all at once (render_all:
+    # on every core) after the Markdown is laid out; a placeholder marks each one's place (the
+    # Markdown's own text cannot hold one: raw HTML in it is escaped).
+    order: list[Figure] = []
     placed: set[str] = set()
+
+    def place(f: Figure) -> str:
+        order.append(f)
+        return f"<!--gd-figure-{len(order)}-->"
 
     def after_heading(level: int, text: str) -> str:
         key = text.strip()
@@ -292,11 +330,7 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
         if key in placed or key not in by_anchor:
             return ""
         placed.add(key)
-        parts = []
-        for f in by_anchor[key]:
-            count[0] += 1
-            parts.append(_figure_html(f, count[0]))
-        return "\n".join(parts)
+        return "\n".join(place(f) for f in by_anchor[key])
 
     headings: list[tuple[int, str, str]] = []
     body = markdown_to_html(context.get("markdown") or f"# gpudissect report\n", after_heading, headings)
@@ -304,15 +338,20 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
     rest = []
     for key, fl in by_anchor.items():  # figures whose section the Markdown lacks go at the end
         if key not in placed:
-            for f in fl:
-                count[0] += 1
-                rest.append(_figure_html(f, count[0]))
+            rest += [place(f) for f in fl]
     if rest:
         body += "\n<h2 id=\"more-figures\">More figures</h2>\n" + "\n".join(rest)
         sections.append(("more-figures", "More figures"))
     if sections:  # after the title (a first heading of level 1), where a reader starts
         title_end = body.index("</h1>\n") + len("</h1>\n") if headings[0][0] == 1 else 0
         body = body[:title_end] + contents_html(sections) + body[title_end:]
+    drawn = render_all(order)
+    glyphs: dict[str, str] = {}
+    for _, g in drawn:
+        glyphs.update(g)
+    body = re.sub(r"<!--gd-figure-(\d+)-->", lambda m: _figure_html(order[int(m.group(1)) - 1], int(m.group(1)),
+                                                                     drawn[int(m.group(1)) - 1][0]), body)
+    body = glyphs_html(glyphs) + body
     title = html.escape(context.get("title") or "gpudissect report")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-            f"<style>{CSS}</style></head>\n<body data-figures=\"{count[0]}\">\n{body}\n</body></html>\n")
+            f"<style>{CSS}</style></head>\n<body data-figures=\"{len(order)}\">\n{body}\n</body></html>\n")

@@ -197,3 +197,30 @@ def test_load_model_reads_a_model_and_refuses_other_files(tmp_path):
         p.write_text(text)
         with pytest.raises(ValueError, match=name):
             load_model(p)
+
+
+def _table(rows: int) -> str:
+    return "| size | latency |\n|---:|---:|\n" + "".join(f"| {i} | {2 * i} |\n" for i in range(rows))
+
+
+def test_a_long_table_folds_and_its_figure_stays_in_view():
+    """Issue 32: a table of more than 40 rows is inside <details>, its row count in the summary;
+    the probe's figure comes before it, outside, and a short table is not folded."""
+    md = (f"# r\n\n## memory\n\n### memory.latency.chase\n\n{_table(45)}\n### compute.peak.fp32\n\n{_table(12)}")
+    page = build_html(load_run(RUN), {"markdown": md})
+    chase = page[page.index('id="memory.latency.chase"'):page.index('id="compute.peak.fp32"')]
+    assert re.search(r"<details[^>]*><summary>memory\.latency\.chase: table \(45 rows\)</summary>", chase), chase[:600]
+    assert chase.index("<figure") < chase.index("<details") and chase.index("</figure>") < chase.index("<details")
+    assert chase.index("<table") > chase.index("<details") and chase.index("</table>") < chase.index("</details>")
+    peak = page[page.index('id="compute.peak.fp32"'):]
+    assert "<table" in peak and "<details" not in peak
+
+
+def test_each_glyph_and_text_is_defined_once_in_a_page():
+    """The figures' characters are defined once for the page and every reference finds its target."""
+    page = build_html(load_run(RUN), {"markdown": "# r\n\n## memory\n"})
+    ids = re.findall(r' id="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), [i for i in set(ids) if ids.count(i) > 1][:10]
+    refs = set(re.findall(r'href="#([^"]+)"', page)) | set(re.findall(r"url\(#([^)]+)\)", page))
+    assert refs and refs <= set(ids), sorted(refs - set(ids))[:10]
+    assert "DejaVuSans-" not in page  # glyphs go by their short page-wide ids
