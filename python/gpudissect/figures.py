@@ -540,6 +540,9 @@ def draw_figure(fig: Figure):
         else:
             axes[0][0].set_title(title, fontsize=9)
         f.tight_layout()
+        # tight_layout leaves a placeholder layout engine behind, and savefig draws a figure that has
+        # one twice (a dry run first, for a layout already done): none, and it is drawn once.
+        f.set_layout_engine(None)
     except BaseException:
         plt.close(f)
         raise

@@ -256,3 +256,16 @@ def test_a_malformed_jobs_setting_is_a_clear_error(monkeypatch):
         monkeypatch.setenv("GPUDISSECT_JOBS", bad)
         with pytest.raises(ValueError, match="GPUDISSECT_JOBS must be a whole number"):
             render_all([])
+
+
+def test_a_figure_is_drawn_once(tmp_path, monkeypatch):
+    """tight_layout leaves a placeholder layout engine, and savefig drew a figure that has one twice
+    (a dry run, then the SVG): a third of the suite page's build time (issue 32)."""
+    from matplotlib.figure import Figure as MplFigure
+    draws = []
+    real = MplFigure.draw
+    monkeypatch.setattr(MplFigure, "draw", lambda self, renderer: (draws.append(1), real(self, renderer))[1])
+    figs = plan_figures(clash_run(tmp_path, clash_records()), CLASH_VIEWS)
+    for f in figs:
+        render_svg(f, "t")
+    assert len(draws) == len(figs), f"{len(draws)} draws for {len(figs)} figures"
