@@ -3,6 +3,7 @@
 
   nice -n 19 .venv/bin/python scripts/isa_enumerate.py --arch sm_100a --out data/isa/sm_100a.json.gz
 
+0. Seeds: every word of our SASS corpus (src/sass/corpus) compiled for the arch.
 1. Opcode field: every value of bits 0..11 over a few backgrounds (all zero, and random bits
    12..104/126..127) finds the encoding classes: (base opcode, opcode-field value) pairs.
 2. Per class, each non-control bit of a few valid seed words is flipped alone and the text
@@ -28,6 +29,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import isa_classify as ic  # noqa: E402
 from isa_nvdisasm import ARCH_FLAGS, Decoder, operand_kind, signature  # noqa: E402
+from isa_seed_words import compile_corpus  # noqa: E402
 
 OPCODE_BITS = list(range(12))
 FLIP_BITS = [b for b in range(12, 128) if b not in ic.CONTROL_BITS]
@@ -73,6 +75,15 @@ class Enumerator:
         if len(seeds) < self.seeds_per_class:
             seeds.append(self.d_word(word))
         return len(seeds) == 1
+
+    def add_seed_words(self, words) -> None:
+        """Words the compiler emitted: valid on every field at once, the best seeds there are."""
+        words = sorted(set(words))
+        for w, st in zip(words, self.decode(words)):
+            if ic.is_valid(st):
+                self.note_seed(w, st)
+        self.log(f"compiled code: {len(words)} distinct words, {len(self.seeds)} classes, "
+                 f"{len({k[0] for k in self.seeds})} opcodes")
 
     def find_classes(self, n_backgrounds: int) -> None:
         words = [(bg[0] | op, bg[1]) for bg in backgrounds(n_backgrounds, self.rng) for op in range(4096)]
@@ -248,6 +259,8 @@ def main(argv=None) -> int:
     p.add_argument("--seeds-per-class", type=int, default=3)
     p.add_argument("--exhaustive-bits", type=int, default=10)
     p.add_argument("--random-combos", type=int, default=1024)
+    p.add_argument("--corpus", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "sass", "corpus"),
+                   help="folder of .cu files whose compiled words seed the search ('' for none)")
     p.add_argument("--jobs", type=int, default=2, help="nvdisasm processes at once")
     p.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/gpudissect"),
                    help="decoded words kept here ('' turns the cache off)")
@@ -260,6 +273,8 @@ def main(argv=None) -> int:
     decoder = Decoder(args.arch, jobs=args.jobs, cache_dir=args.cache_dir or None)
     en = Enumerator(decoder, random.Random(args.seed), args.seeds_per_class, args.exhaustive_bits,
                     args.random_combos, log)
+    if args.corpus:
+        en.add_seed_words(compile_corpus(args.corpus, args.arch, args.jobs))
     en.find_classes(args.backgrounds)
     todo = sorted(en.seeds)
     for round_ in range(3):  # flips reach opcodes the opcode field alone did not
