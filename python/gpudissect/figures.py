@@ -344,6 +344,15 @@ def record_bars_figure(pid: str, sel: pd.DataFrame, vary: list[str], metric: str
     return fig
 
 
+def probe_frames(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Each probe's rows with only the columns it has a value in, in run order: one pass over the
+    run (a run's frame has a column for every parameter of every probe, ninety in the suite, and
+    dropping the empty ones probe by probe took a tenth of the page's build)."""
+    present = df.notna().groupby(df["id"], sort=False).any()
+    positions = df.groupby("id", sort=False).indices
+    return {pid: df.iloc[positions[pid], np.flatnonzero(present.loc[pid].to_numpy())] for pid in present.index}
+
+
 def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
     """Every figure the records of a run call for, in run order. `probes` maps a probe id to what
     it declares ({"views": [...], "metrics": [{"name": ...}]}); a probe absent from it, or one
@@ -356,9 +365,7 @@ def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
         families.setdefault(family_of(pid), []).append(pid)
     figs: list[Figure] = []
     bars: dict[tuple[str, str], list] = {}   # (family, metric) -> [(anchor, label, value, unit)]
-    by_id = dict(tuple(ok.groupby("id", sort=False)))  # one pass, not a scan of the run per probe
-    for pid in ids:
-        rows = by_id[pid].dropna(axis=1, how="all")
+    for pid, rows in probe_frames(ok).items():
         decl = probes.get(pid, {})
         declared_metrics = [m["name"] for m in decl.get("metrics", [])]
         views = [View.from_json(v) for v in decl.get("views", [])]
@@ -561,33 +568,94 @@ def render_svg_parts(fig: Figure, salt: str) -> tuple[str, dict[str, str]]:
     return compact_svg(_SVG_HEADER.sub("", _raw_svg(fig, salt), count=1))
 
 
+def _jobs(jobs: int | None) -> int:
+    """The processes to draw with: `jobs`, else GPUDISSECT_JOBS, else one a core."""
+    if jobs is not None:
+        return jobs
+    given = os.environ.get("GPUDISSECT_JOBS") or str(len(os.sched_getaffinity(0)))
+    if not given.isdigit() or int(given) < 1:
+        raise ValueError(f"GPUDISSECT_JOBS must be a whole number of processes, 1 or more, not {given!r}")
+    return int(given)
+
+
 def render_all(figs: list[Figure], jobs: int | None = None) -> list[tuple[str, dict[str, str]]]:
     """render_svg_parts of each figure (salted by its place in the list), drawn by `jobs` processes
-    (default: one a core, GPUDISSECT_JOBS to choose; 1 draws here). Matplotlib draws on one core;
-    a page of a hundred figures spends most of its time there. Workers are forked, so the figures'
-    drawing functions (closures over the run's frames) need no pickling."""
-    if jobs is None:
-        given = os.environ.get("GPUDISSECT_JOBS") or str(len(os.sched_getaffinity(0)))
-        if not given.isdigit() or int(given) < 1:
-            raise ValueError(f"GPUDISSECT_JOBS must be a whole number of processes, 1 or more, not {given!r}")
-        jobs = int(given)
-    jobs = min(jobs, len(figs) // 4)  # a few figures are not worth a process
+    (default: one a core, GPUDISSECT_JOBS to choose; 1 draws here)."""
+    return [(d.svg, d.glyphs) for d in draw_all(None, {}, figs, jobs=jobs)[0]]
+
+
+@dataclass
+class Drawn:
+    """A figure drawn: what the page says of it, and render_svg_parts' SVG and glyphs."""
+    anchor: str
+    title: str
+    kind: str
+    caption: str
+    svg: str
+    glyphs: dict
+
+
+def _drawn(fig: Figure, salt: str) -> Drawn:
+    svg, glyphs = render_svg_parts(fig, salt)
+    return Drawn(fig.anchor, fig.title, fig.kind, fig.caption, svg, glyphs)
+
+
+def draw_all(df: pd.DataFrame | None, probes: dict, figs: list[Figure], meanwhile=None,
+             jobs: int | None = None) -> tuple[list[Drawn], list[Drawn], object]:
+    """`figs` drawn, and the figures plan_figures(df, probes) calls for, planned and drawn, in
+    plan_figures' order; with what `meanwhile()` returned, called here while they are drawn (the
+    page's Markdown is laid out then). The work goes to `jobs` processes (default: one a core,
+    GPUDISSECT_JOBS to choose; 1 draws here), a probe family or a figure each: planning a family's
+    figures needs only its own records, and matplotlib draws on one core, so a page of a hundred
+    figures spends most of its time in this. Workers are forked, so the records and the figures'
+    drawing functions (closures over frames) need no pickling."""
+    jobs = _jobs(jobs)
+    tasks: list[tuple[str, object]] = [("figure", f) for f in figs]
+    ids: list[str] = []
+    if df is not None:
+        ok = df[df["status"] == "ok"]
+        ids = list(dict.fromkeys(ok["id"]))
+        for _, frame in ok.groupby(ok["id"].map(family_of), sort=False):
+            tasks.append(("family", (frame, probes)))
+    jobs = min(jobs, len(tasks) // 4)  # a few figures are not worth a process
     if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [render_svg_parts(f, f"gd{i + 1}") for i, f in enumerate(figs)]
-    global _PENDING
-    _PENDING = figs
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return pool.map(_render_pending, range(len(figs)), chunksize=1)
-    finally:
-        _PENDING = []
+        done = meanwhile() if meanwhile else None
+        results = [_run_task(tasks, i) for i in range(len(tasks))]
+    else:
+        # The largest families first, so that no process is left drawing one alone at the end.
+        cost = [len(arg[0]) if kind == "family" else 1 for kind, arg in tasks]
+        order = sorted(range(len(tasks)), key=lambda i: -cost[i])
+        global _PENDING
+        _PENDING = tasks
+        try:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                pending = pool.map_async(_run_pending, order, chunksize=1)
+                done = meanwhile() if meanwhile else None
+                by_task = dict(zip(order, pending.get()))
+        finally:
+            _PENDING = []
+        results = [by_task[i] for i in range(len(tasks))]
+    given = [d for r in results[:len(figs)] for d in r]
+    planned = [d for r in results[len(figs):] for d in r]
+    # plan_figures' order: by the probe each belongs to, in run order (a family's order within).
+    rank = {pid: i for i, pid in enumerate(ids)}
+    planned.sort(key=lambda d: rank[d.anchor])
+    return given, planned, done
 
 
-_PENDING: list[Figure] = []
+_PENDING: list = []
 
 
-def _render_pending(i: int) -> tuple[str, dict[str, str]]:
-    return render_svg_parts(_PENDING[i], f"gd{i + 1}")
+def _run_task(tasks: list, i: int) -> list[Drawn]:
+    kind, arg = tasks[i]
+    if kind == "figure":
+        return [_drawn(arg, f"gd{i + 1}")]
+    frame, probes = arg
+    return [_drawn(f, f"gd{i + 1}-{j + 1}") for j, f in enumerate(plan_figures(frame, probes))]
+
+
+def _run_pending(i: int) -> list[Drawn]:
+    return _run_task(_PENDING, i)
 
 
 def _raw_svg(fig: Figure, salt: str) -> str:

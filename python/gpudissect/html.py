@@ -10,7 +10,7 @@ import pandas as pd
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .figures import PALETTE, Figure, plain_log_ticks, plan_figures, render_all
+from .figures import PALETTE, Drawn, Figure, draw_all, plain_log_ticks
 
 CSS = """
 body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;line-height:1.4}
@@ -134,10 +134,10 @@ def markdown_to_html(md: str, after_heading=lambda level, text: "", headings: li
     return _MD.renderer.render(out, _MD.options, {})
 
 
-def _figure_html(fig: Figure, n: int, svg: str) -> str:
+def _figure_html(fig: Drawn, n: int) -> str:
     cap = html.escape(fig.title + (f" ({fig.caption})" if fig.caption else ""))
     return (f'<figure class="gd-figure" id="fig-{n}" data-kind="{fig.kind}" data-probe="{html.escape(fig.anchor)}">'
-            f"{svg}<figcaption>Figure {n}: {cap}</figcaption></figure>")
+            f"{fig.svg}<figcaption>Figure {n}: {cap}</figcaption></figure>")
 
 
 def glyphs_html(glyphs: dict[str, str]) -> str:
@@ -295,31 +295,17 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
     """The page: context["markdown"] (the binary's report) with the figures the records call for;
     context["probes"] holds each probe's declared views and metrics, context["coverage"] the
     per-category counts drawn on the first page."""
-    figs = plan_figures(df, context.get("probes") or {}) if df is not None else []
-    by_anchor: dict[str, list[Figure]] = {}
-    for f in figs:
-        by_anchor.setdefault(f.anchor, []).append(f)
-    glance = glance_figures(context.get("headlines") or [])
+    extra: list[Figure] = glance_figures(context.get("headlines") or [])
     roof = roofline_figure(context.get("model"))
     if roof:
-        glance.append(roof)
-    if glance:
-        by_anchor[GLANCE] = glance
-    cov = coverage_figure(context.get("coverage") or [])
-    if cov:
-        by_anchor.setdefault("coverage", []).insert(0, cov)
-    val = validation_figure(context.get("validation") or [])
-    if val:
-        by_anchor.setdefault(VALIDATION, []).insert(0, val)
-    # Figures are numbered in the order the page shows them, and drawn all at once (render_all:
-    # on every core) after the Markdown is laid out; a placeholder marks each one's place (the
-    # Markdown's own text cannot hold one: raw HTML in it is escaped).
-    order: list[Figure] = []
-    placed: set[str] = set()
-
-    def place(f: Figure) -> str:
-        order.append(f)
-        return f"<!--gd-figure-{len(order)}-->"
+        extra.append(roof)
+    for fig in (coverage_figure(context.get("coverage") or []), validation_figure(context.get("validation") or [])):
+        if fig:
+            extra.append(fig)
+    # The figures are planned and drawn on every core (draw_all) while the Markdown is laid out
+    # here; a placeholder marks the place of each heading that may take figures (the Markdown's
+    # own text cannot hold one: raw HTML in it is escaped), filled in once they are drawn.
+    keys: list[str] = []
 
     def after_heading(level: int, text: str) -> str:
         key = text.strip()
@@ -327,30 +313,46 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
             key = "coverage"
         elif key.lower().startswith("validation"):
             key = VALIDATION
-        if key in placed or key not in by_anchor:
+        if key in keys:
             return ""
-        placed.add(key)
-        return "\n".join(place(f) for f in by_anchor[key])
+        keys.append(key)
+        return f"<!--gd-anchor-{len(keys)}-->"
 
     headings: list[tuple[int, str, str]] = []
-    body = markdown_to_html(context.get("markdown") or f"# gpudissect report\n", after_heading, headings)
+    given, planned, body = draw_all(
+        df, context.get("probes") or {}, extra,
+        meanwhile=lambda: markdown_to_html(context.get("markdown") or "# gpudissect report\n", after_heading, headings))
+    by_anchor: dict[str, list[Drawn]] = {}
+    for d in planned:
+        by_anchor.setdefault(d.anchor, []).append(d)
+    glance = [d for d in given if d.anchor == GLANCE]
+    if glance:
+        by_anchor[GLANCE] = glance
+    for d in given:
+        if d.anchor != GLANCE:
+            by_anchor.setdefault(d.anchor, []).insert(0, d)
+    # Figures are numbered in the order the page shows them.
+    order: list[Drawn] = []
+
+    def place(key: str) -> str:
+        first = len(order)
+        order.extend(by_anchor.get(key, []))
+        return "\n".join(_figure_html(d, n + 1) for n, d in enumerate(order[first:], first))
+
+    placed = set(keys)
+    body = re.sub(r"<!--gd-anchor-(\d+)-->\n", lambda m: (lambda f: f + "\n" if f else "")(place(keys[int(m.group(1)) - 1])),
+                  body)
     sections = [(anchor, text) for level, anchor, text in headings if level == 2]
-    rest = []
-    for key, fl in by_anchor.items():  # figures whose section the Markdown lacks go at the end
-        if key not in placed:
-            rest += [place(f) for f in fl]
+    rest = [place(key) for key in by_anchor if key not in placed]  # figures whose section the Markdown lacks
     if rest:
         body += "\n<h2 id=\"more-figures\">More figures</h2>\n" + "\n".join(rest)
         sections.append(("more-figures", "More figures"))
     if sections:  # after the title (a first heading of level 1), where a reader starts
         title_end = body.index("</h1>\n") + len("</h1>\n") if headings[0][0] == 1 else 0
         body = body[:title_end] + contents_html(sections) + body[title_end:]
-    drawn = render_all(order)
     glyphs: dict[str, str] = {}
-    for _, g in drawn:
-        glyphs.update(g)
-    body = re.sub(r"<!--gd-figure-(\d+)-->", lambda m: _figure_html(order[int(m.group(1)) - 1], int(m.group(1)),
-                                                                     drawn[int(m.group(1)) - 1][0]), body)
+    for d in order:
+        glyphs.update(d.glyphs)
     body = glyphs_html(glyphs) + body
     title = html.escape(context.get("title") or "gpudissect report")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'

@@ -269,3 +269,18 @@ def test_a_figure_is_drawn_once(tmp_path, monkeypatch):
     for f in figs:
         render_svg(f, "t")
     assert len(draws) == len(figs), f"{len(draws)} draws for {len(figs)} figures"
+
+
+def test_figures_planned_and_drawn_by_family_in_workers_match_plan_figures(tmp_path):
+    """draw_all plans each probe family's figures in a worker while the caller lays out the Markdown
+    (issue 32, build time): the same figures, in plan_figures' order, with the caller's result."""
+    from gpudissect.figures import draw_all
+    # Ten families: enough for two processes (a process is worth four of them).
+    df = clash_run(tmp_path, clash_records() + [(f"other.f{i}.p", {"size": s}, float(s)) for i in range(6)
+                                                for s in (1, 2, 4)])
+    want = [(f.anchor, f.title, f.kind, f.caption) for f in plan_figures(df, CLASH_VIEWS)]
+    for jobs in (1, 2):
+        given, planned, meanwhile = draw_all(df, CLASH_VIEWS, [], meanwhile=lambda: "laid out", jobs=jobs)
+        assert [(d.anchor, d.title, d.kind, d.caption) for d in planned] == want, jobs
+        assert meanwhile == "laid out" and given == []
+        assert all(d.svg.startswith("<svg") for d in planned)
