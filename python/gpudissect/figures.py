@@ -26,6 +26,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .frames import BASE_COLUMNS, param_column, param_name  # noqa: E402
+from .labels import metric_label, param_label  # noqa: E402
 
 KINDS = ("line", "heatmap", "matrix", "bars", "table")
 MAX_FACETS = 6       # heatmaps per probe (one per combination of the other parameters)
@@ -227,8 +228,8 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
         plain_log_ticks(ax)
         if byte_axis:
             ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: _bytes_label(v)))
-        ax.set_xlabel(param_name(view.x))
-        ax.set_ylabel(f"{metric} [{unit}]" if unit else metric)
+        ax.set_xlabel(param_label(param_name(view.x)))
+        ax.set_ylabel(metric_label(metric, unit))
         ax.grid(True, alpha=0.3)
         if line_cols:
             ax.legend(fontsize=7 if len(colors) <= 6 else 6)
@@ -300,8 +301,8 @@ def _grid_figure(pid, metric, unit, view, table, facet) -> Figure:
         im = ax.imshow(table.values.astype(float), aspect="auto", cmap="viridis", origin="lower")
         ax.set_xticks(range(nx), [_label(v) for v in table.columns], fontsize=7, rotation=90 if nx > 12 else 0)
         ax.set_yticks(range(ny), [_label(v) for v in table.index], fontsize=7)
-        ax.set_xlabel(param_name(view.x))
-        ax.set_ylabel(param_name(view.y))
+        ax.set_xlabel(param_label(param_name(view.x)))
+        ax.set_ylabel(param_label(param_name(view.y)))
         if nx * ny <= 400:
             vmax = float(pd.DataFrame(table).max().max())
             for yi in range(ny):
@@ -311,7 +312,7 @@ def _grid_figure(pid, metric, unit, view, table, facet) -> Figure:
                         # Inside its cell, so no part of the layout: tight_layout need not measure it.
                         ax.text(xi, yi, f"{v:.3g}", ha="center", va="center", fontsize=6, in_layout=False,
                                 color="black" if v > 0.6 * vmax else "white")
-        ax.figure.colorbar(im, ax=ax, label=f"{metric} [{unit}]" if unit else metric)
+        ax.figure.colorbar(im, ax=ax, label=metric_label(metric, unit))
 
     title = f"{pid}: {metric} over {param_name(view.x)} x {param_name(view.y)}" + (f" ({facet})" if facet else "")
     side = max(3.6, min(9.0, 0.45 * max(nx, ny) + 2))
@@ -325,7 +326,7 @@ def bars_figure(family: str, anchor: str, metric: str, unit: str, values: list[t
         labels = [k for k, _ in values]
         ax.barh(range(len(values)), [v for _, v in values], color="#4c72b0")
         ax.set_yticks(range(len(values)), labels, fontsize=7)
-        ax.set_xlabel(f"{metric} [{unit}]" if unit else metric)
+        ax.set_xlabel(metric_label(metric, unit))
         ax.grid(True, axis="x", alpha=0.3)
         for i, (_, v) in enumerate(values):
             ax.text(v, i, f" {v:.3g}", va="center", fontsize=6)

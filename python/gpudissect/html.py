@@ -11,6 +11,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from .figures import PALETTE, Drawn, Figure, draw_all, plain_log_ticks
+from .labels import unit_label
 
 CSS = """
 body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;line-height:1.4}
@@ -44,6 +45,10 @@ def slug(text: str) -> str:
 _SAFE_TARGET = re.compile(r"^(?:https?://|#|[^:]*$)", re.IGNORECASE)
 # A heading may name its own anchor: `## text <a id="x"></a>` (the tag is taken out of its text).
 _ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
+
+
+# Units the binary's Markdown spells two ways (TFLOP/s beside TFLOPS): the page writes labels.py's.
+_UNIT_SPELLING = re.compile(r"(?<![\w/])(?:TFLOP/s|TOP/s|GFLOP/s)(?=/W\b|(?![\w/]))")
 
 
 def _safe_target(url: str) -> bool:
@@ -131,6 +136,8 @@ def markdown_to_html(md: str, after_heading=lambda level, text: "", headings: li
             for child in tok.children or []:
                 if child.type == "link_open":
                     child.attrs.pop("title", None)  # the binary writes none; nothing but href in a tag
+                elif child.type == "text" and "/s" in child.content:  # one spelling of a unit on the page
+                    child.content = _UNIT_SPELLING.sub(lambda m: unit_label(m.group(0)), child.content)
     return _MD.renderer.render(out, _MD.options, {})
 
 
