@@ -9,10 +9,13 @@
 2. Per class, each non-control bit of a few valid seed words is flipped alone and the text
    compared (scripts/isa_classify.py): opcode, modifier, operand-kind, operand, guard, reserved
    and ignored bits. A flip that lands on an opcode not seen yet adds a class.
-3. Per class, the modifier and operand-kind bits are enumerated: all combinations when there are
+3. After a first pass of step 4, words of up to 4 other forms of each class seed the flips again
+   and step 4 runs again (a bit that matters only under another modifier, like BAR's reduction
+   op under .RED, looks ignored from the first seed).
+4. Per class, the modifier and operand-kind bits are enumerated: all combinations when there are
    at most --exhaustive-bits of them, else every value of each field alone plus random
    combinations (the class records which).
-4. Every word the disassembler accepts joins a form (the dotted mnemonic) and a variant (form plus
+5. Every word the disassembler accepts joins a form (the dotted mnemonic) and a variant (form plus
    operand-kind signature); a variant's encoding is the bits its instances all share among the
    class's opcode, modifier, kind and reserved bits, and its fields are the rest.
 """
@@ -55,6 +58,7 @@ class Enumerator:
         self.modifier_values: dict[tuple[str, int], list[dict]] = {}
         self.valid: dict[tuple[int, int], object] = {}  # every accepted word -> Statement
         self.words_decoded = 0
+        self.compiled_opcodes: set[str] = set()
 
     def decode(self, words):
         self.words_decoded += len(words)
@@ -82,6 +86,7 @@ class Enumerator:
         for w, st in zip(words, self.decode(words)):
             if ic.is_valid(st):
                 self.note_seed(w, st)
+                self.compiled_opcodes.add(st.opcode)
         self.log(f"compiled code: {len(words)} distinct words, {len(self.seeds)} classes, "
                  f"{len({k[0] for k in self.seeds})} opcodes")
 
@@ -135,6 +140,24 @@ class Enumerator:
         self.log(f"forms: {len(words)} modifier combinations over {len(keys)} classes")
         for k in keys:
             self.modifier_values[k] = self.field_values(k)
+
+    def add_form_seeds(self, per_class: int) -> list:
+        """Words of other forms of each class as more seeds: a bit that only matters under another
+        modifier (BAR's reduction op exists only with .RED) is seen ignored from the first seed."""
+        by_class: dict = {}
+        for w, st in self.valid.items():
+            key = (st.opcode, w[0] & 0xFFF)
+            if key in self.maps:
+                by_class.setdefault(key, {}).setdefault(st.mnemonic, w)
+        grown = []
+        for key, forms in sorted(by_class.items()):
+            known = {self.valid[s].mnemonic for s in self.seeds[key] if s in self.valid}
+            extra = [w for m, w in sorted(forms.items()) if m not in known]
+            if extra:
+                picks = self.rng.sample(extra, min(per_class, len(extra)))
+                self.seeds[key] = self.seeds[key] + picks
+                grown.append(key)
+        return grown
 
     def field_values(self, key) -> list[dict]:
         """Per modifier field of a class: the mnemonic suffix each value prints, others at the seed."""
@@ -225,6 +248,8 @@ def to_json(en: Enumerator, variants, args, seconds: float) -> dict:
                    "encoding_variants": len(variants), "class_signatures": class_signatures(en),
                    "valid_words": len(en.valid)},
         "opcodes": opcodes,
+        # Opcodes of the corpus compiled for the arch: what a compiled-code survey can see.
+        "compiled_opcodes": sorted(en.compiled_opcodes),
         "signatures": sigs,
         "classes": [class_json(en, k) for k in keys],
         "forms": forms,
@@ -257,6 +282,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=29)
     p.add_argument("--backgrounds", type=int, default=16, help="random backgrounds for the opcode field")
     p.add_argument("--seeds-per-class", type=int, default=3)
+    p.add_argument("--form-seeds", type=int, default=4, help="seeds of other forms per class, second pass")
     p.add_argument("--exhaustive-bits", type=int, default=10)
     p.add_argument("--random-combos", type=int, default=1024)
     p.add_argument("--corpus", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "sass", "corpus"),
@@ -284,6 +310,10 @@ def main(argv=None) -> int:
         if not todo:
             break
     en.enumerate_forms()
+    grown = en.add_form_seeds(args.form_seeds)
+    en.classify(grown)  # the bit maps again, over the first seeds and these
+    en.enumerate_forms()
+    log(f"refined {len(grown)} classes with seeds of their other forms")
     decoder.save_cache()
     variants = build_variants(en)
     doc = to_json(en, variants, args, time.time() - start)

@@ -2,7 +2,8 @@
 
 The fake ISA: bits 0..11 opcode (0x001 ADD, 0x002 MOV), 12..14 guard predicate, 15 its negation,
 16..23 destination register, 24..31 source register, 40 .SAT (ADD only), 41..42 rounding (value 3
-reserved, printed INVALID3), 50 source is a uniform register, 60 ignored, 70 must be zero.
+reserved, printed INVALID3), 44 .HI (only under .SAT), 50 source is a uniform register, 60
+ignored, 70 must be zero.
 """
 import importlib.util
 import pathlib
@@ -25,7 +26,9 @@ def fake_text(word):
     src = f"{'UR' if (lo >> 50) & 1 else 'R'}{(lo >> 24) & 0xFF}"
     mods = ""
     if op == "ADD":
-        mods = (".SAT" if (lo >> 40) & 1 else "") + ["", ".RM", ".RP", ".INVALID3"][(lo >> 41) & 3]
+        sat = (lo >> 40) & 1
+        mods = (".SAT" if sat else "") + (".HI" if sat and (lo >> 44) & 1 else "")
+        mods += ["", ".RM", ".RP", ".INVALID3"][(lo >> 41) & 3]
     return f"{guard}{op}{mods} R{(lo >> 16) & 0xFF}, {src}"
 
 
@@ -145,3 +148,13 @@ def test_combine_keeps_the_strongest_evidence_over_seeds():
     assert ic.combine([refused, operand], set()).operand[20] == 2
     bm = ic.combine([quiet], {3})
     assert bm.classes[3] == "o" and bm.classes[110] == "c"
+
+
+def test_seeds_of_other_forms_find_bits_that_matter_only_under_a_modifier():
+    en = enumerated()
+    assert en.maps[("ADD", 0x001)].classes[44] == "x"  # the first seed has no .SAT
+    grown = en.add_form_seeds(4)
+    en.classify(grown)
+    assert en.maps[("ADD", 0x001)].classes[44] == "m"
+    en.enumerate_forms()
+    assert "ADD.SAT.HI.RP" in {f for f, _ in ie.build_variants(en)}
