@@ -292,6 +292,47 @@ def glance_figures(headlines: list[dict]) -> list[Figure]:
     return [f for f in figs if f is not None]
 
 
+# The report's categories in the order of the reference study's sections (the SM_120 paper,
+# /work/shared/seeds' 000 and data/coverage/seed-items.csv's sources): the chip's topology (§4.3),
+# pipes and co-issue (§5), ALU latency and throughput (§6), memory (§7), tensor cores (§8), TMA and
+# async copies (§9), instruction encoding (§10.1) and control (§10.2-10.7), GEMM (§11.1), attention
+# (§11.2), power and DVFS (§11.3-11.4), communication between SMs and GPUs (§11.5).
+STUDY_ORDER = ("topology", "pipes", "latency", "compute", "memory", "tensor", "async", "isa", "sass",
+               "gemm", "attention", "power", "links")
+
+
+def in_study_order(md: str) -> str:
+    """The Markdown with its sections (## headings) of categories in STUDY_ORDER, in the places
+    those sections held (a category it does not know after those it does), and the chip-at-a-glance
+    section first. Other sections keep their places."""
+    lines = md.splitlines(keepends=True)
+    fenced = False
+    starts = []
+    for i, line in enumerate(lines):
+        fenced ^= line.startswith(("```", "~~~"))
+        if line.startswith("## ") and not fenced:
+            starts.append(i)
+    if not starts:
+        return md
+    blocks = [lines[a:b] for a, b in zip(starts, starts[1:] + [len(lines)])]
+    head = lines[:starts[0]]
+
+    def title(block):
+        return block[0][3:].strip()
+
+    # The binary titles a category's section with its bare name (lowercase); one the study does not
+    # know goes after those it does.
+    cats = [i for i, b in enumerate(blocks) if re.fullmatch(r"[a-z][a-z0-9_]*", title(b))]
+    rank = {c: r for r, c in enumerate(STUDY_ORDER)}
+    ranked = sorted(cats, key=lambda i: rank.get(title(blocks[i]), len(STUDY_ORDER)))
+    order = list(range(len(blocks)))
+    for at, i in zip(cats, ranked):
+        order[at] = i
+    glance = [i for i in order if title(blocks[i]) == GLANCE]
+    order = glance + [i for i in order if i not in glance]
+    return "".join(head + [line for i in order for line in blocks[i]])
+
+
 def contents_html(sections: list[tuple[str, str]]) -> str:
     """The table of contents: a link to each (anchor, text as HTML) section."""
     items = "".join(f'<li><a href="#{html.escape(anchor)}">{text}</a></li>' for anchor, text in sections)
@@ -328,7 +369,8 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
     headings: list[tuple[int, str, str]] = []
     given, planned, body = draw_all(
         df, context.get("probes") or {}, extra,
-        meanwhile=lambda: markdown_to_html(context.get("markdown") or "# gpudissect report\n", after_heading, headings))
+        meanwhile=lambda: markdown_to_html(in_study_order(context.get("markdown") or "# gpudissect report\n"),
+                                            after_heading, headings))
     by_anchor: dict[str, list[Drawn]] = {}
     for d in planned:
         by_anchor.setdefault(d.anchor, []).append(d)

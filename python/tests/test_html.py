@@ -224,3 +224,16 @@ def test_each_glyph_and_text_is_defined_once_in_a_page():
     refs = set(re.findall(r'href="#([^"]+)"', page)) | set(re.findall(r"url\(#([^)]+)\)", page))
     assert refs and refs <= set(ids), sorted(refs - set(ids))[:10]
     assert "DejaVuSans-" not in page  # glyphs go by their short page-wide ids
+
+
+def test_categories_follow_the_study_and_the_glance_comes_first():
+    """Sections of categories in the reference study's order (topology, pipes, latency, ... power),
+    whatever order the binary wrote them in; the chip at a glance first; the rest in place (issue 32)."""
+    md = ("# r\n\n## Summary\n\ns\n\n## The chip at a glance\n\ng\n\n## latency\n\n### latency.alu.x\n\na\n\n"
+          "## memory\n\nm\n\n## newcat\n\nn\n\n## pipes\n\np\n\n## topology\n\nt\n\n## power\n\nw\n\n"
+          "## Guide for kernel authors\n\nk\n")
+    page = build_html(None, {"markdown": md})
+    h2 = re.findall(r"<h2 id=\"([^\"]+)\"", page)
+    assert h2 == ["the-chip-at-a-glance", "summary", "topology", "pipes", "latency", "memory", "power", "newcat",
+                  "guide-for-kernel-authors"], h2
+    assert page.index('id="latency.alu.x"') > page.index('id="latency"'), "a section keeps its own subsections"
