@@ -21,7 +21,8 @@ nav.gd-toc{font-size:13px;border:1px solid #ddd;background:#fafafa;padding:.3em 
 nav.gd-toc ol{columns:3;margin:.3em 0}
 th,td{border:1px solid #ccc;padding:2px 6px;vertical-align:top}
 th{background:#f2f2f2}
-td.r,th.r{text-align:right}
+td,th{text-align:right}
+td.l,th.l{text-align:left}
 blockquote{border-left:4px solid #e0a000;margin:.5em 0;padding:.2em .8em;background:#fff8e6}
 blockquote>p{margin:0}
 code{background:#f4f4f4;padding:0 2px}
@@ -95,7 +96,9 @@ def markdown_to_html(md: str, after_heading=lambda level, text: "", headings: li
     heading gets `id` = slug() of its text; `after_heading(level, text)` returns HTML placed right
     after it (the figures of a probe's section); `headings`, a list, receives (level, id, its text
     as HTML without links) of each, for a table of contents. Right-aligned table columns are
-    `class="r"`; each table is in a box that scrolls sideways, so a wide one never widens the page."""
+    unmarked and the others `class="l"` (the CSS aligns a cell right unless it is marked: the
+    suite's tables hold five numbers to each word, and a class a number cost 250 kB); each table
+    is in a box that scrolls sideways, so a wide one never widens the page."""
     tokens = _MD.parse(md)
     out: list[Token] = []
     heading = ""
@@ -130,8 +133,8 @@ def markdown_to_html(md: str, after_heading=lambda level, text: "", headings: li
                 out.append(_html_block(figures + "\n"))
         elif tok.type in ("th_open", "td_open"):
             align = tok.attrs.pop("style", "")
-            if align in ("text-align:right", "text-align:center"):  # `---:` and `:---:`, as before
-                tok.attrSet("class", "r")
+            if align not in ("text-align:right", "text-align:center"):  # `---:` and `:---:` go right, as before
+                tok.attrSet("class", "l")
         elif tok.type == "inline":
             for child in tok.children or []:
                 if child.type == "link_open":

@@ -14,7 +14,8 @@ def test_markdown_tables_headings_and_escaping():
           "> ⚠ warn `code`\n\n- item [link](#memory.latency.chase)\n\n<script>alert(1)</script>\n")
     html = markdown_to_html(md)
     assert '<h2 id="memory.latency.chase">' in html
-    assert '<td class="r"><strong>2</strong></td>' in html and "<td>x | y</td>" in html
+    # Numbers (right) are the common case and go unmarked; a left-aligned cell is marked.
+    assert '<td><strong>2</strong></td>' in html and '<td class="l">x | y</td>' in html
     assert "<blockquote>" in html and "<code>code</code>" in html
     assert '<a href="#memory.latency.chase">link</a>' in html
     assert "<script>" not in html and "&lt;script&gt;" in html
