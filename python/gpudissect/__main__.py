@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from . import load_run
+from .frames import read_run, run_frame
 
 
 def main(argv=None) -> int:
@@ -38,7 +38,8 @@ def main(argv=None) -> int:
         with open(args.context, encoding="utf-8") as f:
             context = json.load(f)
     try:
-        page = build_html(load_run(args.run) if args.run else None, context)
+        doc = read_run(args.run) if args.run else None
+        page = build_html(run_frame(doc) if doc else None, context, doc["records"] if doc else None)
     except ValueError as e:
         print(f"gpudissect (python): error: {e}", file=sys.stderr)
         return 2

@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .frames import BASE_COLUMNS, param_column, param_name  # noqa: E402
-from .labels import metric_label, param_label  # noqa: E402
+from .labels import is_rate, metric_label, param_label  # noqa: E402
 
 KINDS = ("line", "heatmap", "matrix", "bars", "table")
 MAX_FACETS = 6       # heatmaps per probe (one per combination of the other parameters)
@@ -202,6 +202,8 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
     spans = _span_rows(rows, view, metric, series_cols)
     byte_axis = "byte" in view.x
     all_keys = set(keys)
+    from_zero = is_rate(unit) and not view.log_y
+    band = _spread(measured, from_zero)
     split = _panel_split(measured, series_cols)
     line_cols = [c for c in series_cols if c not in split]
 
@@ -214,6 +216,9 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
             line, = ax.plot(grp[view.x].astype(float), grp["value"], marker="o" if len(grp) <= MAX_MARKED else "",
                             markersize=3, label=label, color=PALETTE[i])
             colors[key] = line.get_color()
+            if band:  # the repeats' spread, where it is wide enough to see
+                ax.fill_between(grp[view.x].astype(float), grp[band[0]].astype(float), grp[band[1]].astype(float),
+                                color=PALETTE[i], alpha=0.2, linewidth=0)
         for s in spans:  # a band goes with its series' panel; one matching no series goes everywhere
             if s["key"] in colors or s["key"] not in all_keys:
                 color = colors.get(s["key"], "0.3")
@@ -230,6 +235,8 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
             ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: _bytes_label(v)))
         ax.set_xlabel(param_label(param_name(view.x)))
         ax.set_ylabel(metric_label(metric, unit))
+        if from_zero:
+            ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         if line_cols:
             ax.legend(fontsize=7 if len(colors) <= 6 else 6)
@@ -243,7 +250,8 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
             name = ", ".join(t for t in (facet, f"part {j + 1} of {len(parts)}" if len(parts) > 1 else "") if t)
             panels.append((name, grp[keys[grp.index].isin(part)]))
     title = f"{pid}: {metric} over {param_name(view.x)}"
-    caption = "bands: levels the analysis detected" if spans else ""
+    caption = "; ".join(t for t in ("bands: levels the analysis detected" if spans else "",
+                                    f"shaded: {band[2]} of the repeats" if band else "") if t)
     if len(panels) == 1:
         return [Figure(pid, title, "line", lambda ax: draw(ax, measured), caption=caption)]
     groups = [panels[i:i + PANELS_PER_FIGURE] for i in range(0, len(panels), PANELS_PER_FIGURE)]
@@ -251,6 +259,22 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
                    width=4.4, height=3.2, caption=caption,
                    panels=[(name, lambda ax, panel=panel: draw(ax, panel)) for name, panel in group])
             for g, group in enumerate(groups)]
+
+
+SPREAD_VISIBLE = 0.02  # a spread under this share of the y axis's span is not drawn: it would not show
+
+
+def _spread(rows: pd.DataFrame, from_zero: bool) -> tuple[str, str, str] | None:
+    """The columns bounding the repeats' spread, (low, high, what they are), when it shows: the
+    quartiles where the run has them for every point, else min and max; None when the widest
+    spread is under SPREAD_VISIBLE of the values' span (from zero for a rate)."""
+    for lo, hi, what in (("q1", "q3", "quartiles"), ("min", "max", "min to max")):
+        if lo in rows.columns and hi in rows.columns and rows[[lo, hi]].notna().all(axis=None):
+            values = rows["value"].astype(float)
+            span = values.max() - (min(0.0, values.min()) if from_zero else values.min())
+            width = (rows[hi].astype(float) - rows[lo].astype(float)).max()
+            return (lo, hi, what) if span > 0 and width > SPREAD_VISIBLE * span else None
+    return None
 
 
 def _span_rows(rows: pd.DataFrame, view: View, metric: str, series_cols: list[str]) -> list[dict]:
@@ -319,26 +343,45 @@ def _grid_figure(pid, metric, unit, view, table, facet) -> Figure:
     return Figure(pid, title, view.kind, draw, width=side + 1.5, height=side)
 
 
-def bars_figure(family: str, anchor: str, metric: str, unit: str, values: list[tuple[str, float]]) -> Figure:
+def _bar_spread(grp: pd.DataFrame) -> tuple[float, float] | None:
+    """The spread of a bar's repeats: its records' quartiles where the run has them, else their
+    lowest min and highest max; None when neither is known."""
+    for lo, hi in (("q1", "q3"), ("min", "max")):
+        if lo in grp.columns and hi in grp.columns and grp[[lo, hi]].notna().all(axis=None):
+            return float(grp[lo].min()), float(grp[hi].max())
+    return None
+
+
+def bars_figure(family: str, anchor: str, metric: str, unit: str, values: list[tuple]) -> Figure:
+    """Horizontal bars of (label, value) or (label, value, (low, high) or None) each, the spread
+    drawn as an error bar where it is wider than SPREAD_VISIBLE of the largest bar."""
     values = sorted(values, key=lambda kv: kv[1])
+    top = max((abs(v[1]) for v in values), default=0.0)
+    errs = [(i, v[1], v[2]) for i, v in enumerate(values)
+            if len(v) > 2 and v[2] and v[2][1] - v[2][0] > SPREAD_VISIBLE * top]
 
     def draw(ax):
-        labels = [k for k, _ in values]
-        ax.barh(range(len(values)), [v for _, v in values], color="#4c72b0")
+        labels = [v[0] for v in values]
+        ax.barh(range(len(values)), [v[1] for v in values], color="#4c72b0")
+        if errs:
+            ax.errorbar([v for _, v, _ in errs], [i for i, _, _ in errs], fmt="none", ecolor="0.2", elinewidth=0.8,
+                        capsize=2, xerr=[[max(0.0, v - lo) for _, v, (lo, _) in errs],
+                                         [max(0.0, hi - v) for _, v, (_, hi) in errs]])
         ax.set_yticks(range(len(values)), labels, fontsize=7)
         ax.set_xlabel(metric_label(metric, unit))
         ax.grid(True, axis="x", alpha=0.3)
-        for i, (_, v) in enumerate(values):
-            ax.text(v, i, f" {v:.3g}", va="center", fontsize=6)
+        for i, v in enumerate(values):
+            ax.text(v[1], i, f" {v[1]:.3g}", va="center", fontsize=6)
 
-    return Figure(anchor, f"{family}.*: {metric}", "bars", draw, width=6.4, height=max(2.5, 0.17 * len(values) + 1))
+    return Figure(anchor, f"{family}.*: {metric}", "bars", draw, width=6.4, height=max(2.5, 0.17 * len(values) + 1),
+                  caption="error bars: the spread of the repeats" if errs else "")
 
 
 def record_bars_figure(pid: str, sel: pd.DataFrame, vary: list[str], metric: str, unit: str) -> Figure:
     """One bar per combination of the parameters that vary among a probe's records (the median of
     its repeats), labelled `name=value ...`."""
     keys = _series_key(sel, vary)
-    values = [(_assignments(vary, grp.iloc[0][vary]), float(grp["value"].median()))
+    values = [(_assignments(vary, grp.iloc[0][vary]), float(grp["value"].median()), _bar_spread(grp))
               for _, grp in sel.groupby(keys, sort=False)]
     fig = bars_figure(pid, pid, metric, unit, values)
     fig.title = f"{pid}: {metric} per {', '.join(map(param_name, vary))}"
@@ -390,13 +433,171 @@ def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
                 elif len(sel):
                     key = (family_of(pid), metric)
                     bars.setdefault(key, []).append((pid, pid.rsplit(".", 1)[-1], float(sel["value"].median()),
-                                                     _unit(rows, metric)))
+                                                     _unit(rows, metric), _bar_spread(sel)))
     for (family, metric), items in bars.items():
         if len(items) < 2:
             continue
-        fig = bars_figure(family, items[0][0], metric, items[0][3], [(label, v) for _, label, v, _ in items])
+        fig = bars_figure(family, items[0][0], metric, items[0][3], [(label, v, sp) for _, label, v, _, sp in items])
         at = next((i for i, f in enumerate(figs) if ids.index(f.anchor) > ids.index(items[0][0])), len(figs))
         figs.insert(at, fig)
+    return figs
+
+
+def _matrix(v) -> bool:
+    """A list of three or more rows of one length (three or more), all numbers."""
+    return (isinstance(v, list) and len(v) >= 3 and all(isinstance(r, list) and len(r) == len(v[0]) >= 3 for r in v)
+            and all(_is_number(x) for r in v for x in r))
+
+
+def _group_order(n: int, context: dict) -> tuple[list[int], list[int]] | None:
+    """The order that puts n SMs (or lines) by the partition group a record assigned them: from an
+    SM's group (sm_group), a line's home group (line_home_group), or the groups' SM lists
+    (groups_sm_ids); with the group of each, so that the boundaries can be drawn."""
+    for key in ("sm_group", "line_home_group"):
+        g = context.get(key)
+        if isinstance(g, list) and len(g) == n and all(_is_number(x) for x in g):
+            return sorted(range(n), key=lambda i: g[i]), [g[i] for i in sorted(range(n), key=lambda i: g[i])]
+    groups = context.get("groups_sm_ids")
+    if isinstance(groups, list) and sum(len(x) for x in groups if isinstance(x, list)) == n:
+        order = [sm for grp in groups for sm in grp]
+        if sorted(order) == list(range(n)):
+            return order, [gi for gi, grp in enumerate(groups) for _ in grp]
+    return None
+
+
+def _sm_order(n: int, context: dict):
+    if isinstance(context.get("sm_group"), list):
+        return _group_order(n, {"sm_group": context["sm_group"]})
+    return _group_order(n, {"groups_sm_ids": context.get("groups_sm_ids")})
+
+
+def _matrix_figure(pid: str, key: str, values: list, context: dict) -> Figure:
+    """A matrix of a record's extra as a heatmap: rows and columns named by the record's classes,
+    or SMs and sampled lines, each ordered by the partition group the record found."""
+    table = np.array(values, dtype=float)
+    ny, nx = table.shape
+    classes = context.get("classes") if isinstance(context.get("classes"), list) else []
+    sms = context.get("_sms")
+    axes = []
+    for n, lines_ok in ((ny, False), (nx, True)):
+        if len(classes) == n:
+            axes.append(("", [str(c) for c in classes], None))
+        elif n == sms and not (lines_ok and nx != ny):
+            order = _sm_order(n, context)
+            axes.append(("SM (ordered by partition group)" if order else "SM", None, order))
+        else:
+            order = _group_order(n, {"line_home_group": context.get("line_home_group")})
+            axes.append(("sampled line (ordered by home partition)" if order else "column", None, order))
+    (ylabel, yticks, yorder), (xlabel, xticks, xorder) = axes
+    if yorder:
+        table = table[yorder[0], :]
+    if xorder:
+        table = table[:, xorder[0]]
+    words = key[:-len("_cycles")] if key.endswith("_cycles") else key
+    if "_" not in words:  # `matrix`, `backpressure`: the probe's subject names it
+        words = f"{pid.split('.')[1] if pid.count('.') else pid} {words}"
+    label = param_label(words) + (" (cycles)" if key.endswith("_cycles") else "")
+
+    def draw(ax):
+        # Uninterpolated: the SVG holds the matrix's own pixels (132 x 128, a few kB), not a resampling.
+        im = ax.imshow(table, aspect="auto", cmap="viridis", origin="upper", interpolation="none")
+        if xticks:
+            ax.set_xticks(range(nx), xticks, fontsize=7, rotation=45, ha="right")
+        if yticks:
+            ax.set_yticks(range(ny), yticks, fontsize=7)
+        if nx * ny <= 400:
+            vmax = float(np.nanmax(table))
+            for yi in range(ny):
+                for xi in range(nx):
+                    ax.text(xi, yi, f"{table[yi, xi]:.3g}", ha="center", va="center", fontsize=6, in_layout=False,
+                            color="black" if table[yi, xi] > 0.6 * vmax else "white")
+        # The partition map: a line where the group changes along an axis.
+        for order, line in ((yorder, ax.axhline), (xorder, ax.axvline)):
+            if order:
+                for i in range(1, len(order[1])):
+                    if order[1][i] != order[1][i - 1]:
+                        line(i - 0.5, color="white", linewidth=1.2)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.figure.colorbar(im, ax=ax, label=label)
+
+    side = 5.0 if nx * ny <= 400 else 5.5
+    caption = str(context.get(f"{key}_meaning") or "")
+    if yorder or xorder:
+        caption = "; ".join(t for t in (caption, "white lines: the partition groups' boundaries") if t)
+    return Figure(pid, f"{pid}: {key}", "matrix", draw, width=side + 1.5, height=side, caption=caption)
+
+
+# What a record's time series are, by the block of its extra holding them (NVML's sampler, the
+# in-kernel clock read by a resident warp), and their columns by the key (`t_mhz_w`: time, MHz, W).
+_SERIES_SOURCE = {"power": "NVML", "sampled_clock": "in-kernel clock"}
+_COLUMN_UNIT = {"mhz": "clock (MHz)", "w": "power (W)", "c": "temperature (C)"}
+MAX_SERIES_POINTS = 100  # a time series drawn with at most this many points: its every k-th sample
+
+
+def _series_panel(rec: dict):
+    extra = rec.get("extra") or {}
+    lines = []
+    for block, d in extra.items():
+        if not isinstance(d, dict):
+            continue
+        for key, rows in d.items():
+            cols = key.split("_")[1:]
+            if not key.startswith("t_") or not isinstance(rows, list) or len(rows) < 3 or "mhz" not in cols:
+                continue
+            rows = [r for r in rows if isinstance(r, list) and len(r) == len(cols) + 1 and all(_is_number(x) for x in r)]
+            step = max(1, -(-len(rows) // MAX_SERIES_POINTS))
+            rows = rows[::step]
+            j = cols.index("mhz") + 1
+            lines.append((_SERIES_SOURCE.get(block, block.replace("_", " ")), [r[0] for r in rows], [r[j] for r in rows]))
+    window = ((extra.get("power") or {}).get("load_window_s") if isinstance(extra.get("power"), dict) else None)
+
+    def draw(ax):
+        for i, (label, ts, vs) in enumerate(lines):
+            ax.plot(ts, vs, label=label, color=PALETTE[i], linewidth=1)
+        if isinstance(window, list) and len(window) == 2 and all(_is_number(x) for x in window):
+            ax.axvspan(window[0], window[1], color="0.85", zorder=0, label="load running")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(_COLUMN_UNIT["mhz"])
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=6, loc="lower left")
+
+    return lines, draw
+
+
+def extra_figures(records: list[dict]) -> list[Figure]:
+    """Figures of what records hold beside their metrics (extra), found by its shape, not by the
+    probe: a matrix (rows of numbers: the co-issue matrix, SM-to-L2 latencies, SM distances) as a
+    heatmap, its SMs and lines ordered by the partition group the record found, with the boundaries
+    drawn (the partition map); clock samples over time (`t_mhz...`: NVML's and the in-kernel clock)
+    as lines, a panel a record."""
+    figs: list[Figure] = []
+    by_probe: dict[str, list[dict]] = {}
+    for rec in records:
+        if rec.get("status") == "ok" and isinstance(rec.get("extra"), dict):
+            by_probe.setdefault(rec.get("id", ""), []).append(rec)
+    for pid, recs in by_probe.items():
+        context: dict = {}
+        for rec in recs:
+            for k, v in rec["extra"].items():
+                context.setdefault(k, v)
+        sms = context.get("sm_ids")
+        context["_sms"] = len(sms) if isinstance(sms, list) else None
+        drawn = set()
+        for rec in recs:
+            for key, v in rec["extra"].items():
+                if _matrix(v) and key not in drawn:  # a matrix two records carry (measured, derived) once
+                    drawn.add(key)
+                    figs.append(_matrix_figure(pid, key, v, context))
+        panels = []
+        for rec in recs:
+            lines, draw = _series_panel(rec)
+            if lines:
+                params = rec.get("params") or {}
+                panels.append((" ".join(f"{k}={_label(v)}" for k, v in params.items()), draw))
+        if panels:
+            figs.append(Figure(pid, f"{pid}: clock over time", "line", None, width=4.4, height=3.0, panels=panels,
+                               caption=f"the load runs in the grey window; at most {MAX_SERIES_POINTS} samples a line"))
     return figs
 
 
@@ -602,11 +803,12 @@ def _drawn(fig: Figure, salt: str) -> Drawn:
 
 
 def draw_all(df: pd.DataFrame | None, probes: dict, figs: list[Figure], meanwhile=None,
-             jobs: int | None = None) -> tuple[list[Drawn], list[Drawn], object]:
+             jobs: int | None = None, records: list[dict] | None = None) -> tuple[list[Drawn], list[Drawn], object]:
     """`figs` drawn, and the figures plan_figures(df, probes) calls for, planned and drawn, in
     plan_figures' order; with what `meanwhile()` returned, called here while they are drawn (the
     page's Markdown is laid out then). The work goes to `jobs` processes (default: one a core,
-    GPUDISSECT_JOBS to choose; 1 draws here), a probe family or a figure each: planning a family's
+    GPUDISSECT_JOBS to choose; 1 draws here), a probe family or a figure each (with a family, the
+    figures of what its `records`, the run file's, hold beside their metrics: extra_figures): planning a family's
     figures needs only its own records, and matplotlib draws on one core, so a page of a hundred
     figures spends most of its time in this. Workers are forked, so the records and the figures'
     drawing functions (closures over frames) need no pickling."""
@@ -616,8 +818,11 @@ def draw_all(df: pd.DataFrame | None, probes: dict, figs: list[Figure], meanwhil
     if df is not None:
         ok = df[df["status"] == "ok"]
         ids = list(dict.fromkeys(ok["id"]))
-        for _, frame in ok.groupby(ok["id"].map(family_of), sort=False):
-            tasks.append(("family", (frame, probes)))
+        by_family: dict[str, list[dict]] = {}
+        for rec in records or []:
+            by_family.setdefault(family_of(rec.get("id", "")), []).append(rec)
+        for family, frame in ok.groupby(ok["id"].map(family_of), sort=False):
+            tasks.append(("family", (frame, probes, by_family.get(family, []))))
     jobs = min(jobs, len(tasks) // 4)  # a few figures are not worth a process
     if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
         done = meanwhile() if meanwhile else None
@@ -640,7 +845,7 @@ def draw_all(df: pd.DataFrame | None, probes: dict, figs: list[Figure], meanwhil
     planned = [d for r in results[len(figs):] for d in r]
     # plan_figures' order: by the probe each belongs to, in run order (a family's order within).
     rank = {pid: i for i, pid in enumerate(ids)}
-    planned.sort(key=lambda d: rank[d.anchor])
+    planned.sort(key=lambda d: rank.get(d.anchor, len(rank)))
     return given, planned, done
 
 
@@ -651,8 +856,9 @@ def _run_task(tasks: list, i: int) -> list[Drawn]:
     kind, arg = tasks[i]
     if kind == "figure":
         return [_drawn(arg, f"gd{i + 1}")]
-    frame, probes = arg
-    return [_drawn(f, f"gd{i + 1}-{j + 1}") for j, f in enumerate(plan_figures(frame, probes))]
+    frame, probes, records = arg
+    figs = plan_figures(frame, probes) + extra_figures(records)
+    return [_drawn(f, f"gd{i + 1}-{j + 1}") for j, f in enumerate(figs)]
 
 
 def _run_pending(i: int) -> list[Drawn]:

@@ -13,7 +13,7 @@ import pandas as pd
 # whose name collides with one of these is prefixed "param.": param_column, and param_name back).
 BASE_COLUMNS = [
     "run_id", "gpu", "seq", "id", "category", "derived", "status", "sass", "sm_clock_mhz",
-    "metric", "unit", "value", "min", "max", "n", "source", "section", "condition",
+    "metric", "unit", "value", "min", "max", "q1", "q3", "n", "source", "section", "condition",
 ]
 
 
@@ -55,7 +55,7 @@ def param_name(column: str) -> str:
 def _frame(rows: list[dict], param_order: list[str]) -> pd.DataFrame:
     columns = BASE_COLUMNS + [c for c in param_order if c not in BASE_COLUMNS]
     df = pd.DataFrame(rows, columns=columns)
-    for c in ("value", "min", "max", "sm_clock_mhz"):
+    for c in ("value", "min", "max", "q1", "q3", "sm_clock_mhz"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
     df["n"] = pd.to_numeric(df["n"], errors="coerce").astype("Int64")
     df["derived"] = df["derived"].astype(bool)
@@ -87,6 +87,8 @@ def _record_rows(doc: dict, gpu: str) -> tuple[list[dict], list[str]]:
                 "value": m.get("value", m.get("median")),
                 "min": m.get("min"),
                 "max": m.get("max"),
+                "q1": m.get("q1"),
+                "q3": m.get("q3"),
                 "n": m.get("n"),
                 "source": ref.get("source"),
                 "section": ref.get("section"),
@@ -100,11 +102,15 @@ def load_run(path) -> pd.DataFrame:
     """One row per record and metric of a run file (or a reference dataset in the run schema).
 
     Columns: run_id, gpu, id, category, derived, status, sass (the SASS check), sm_clock_mhz,
-    metric, unit, value (the median), min, max, n, source/section/condition (reference datasets
+    metric, unit, value (the median), min, max, q1, q3 (the quartiles, where the run has them), n, source/section/condition (reference datasets
     only), then one column per parameter name (NaN where a record lacks it). Records without
     metrics (skipped, failed) have no rows.
     """
-    doc = read_run(path)
+    return run_frame(read_run(path))
+
+
+def run_frame(doc: dict) -> pd.DataFrame:
+    """load_run's frame of a run document already read (read_run)."""
     rows, order = _record_rows(doc, (doc.get("device") or {}).get("name", ""))
     return _frame(rows, order)
 

@@ -342,10 +342,11 @@ def contents_html(sections: list[tuple[str, str]]) -> str:
     return f'<nav class="gd-toc" aria-label="Contents"><strong>Contents</strong><ol>{items}</ol></nav>\n'
 
 
-def build_html(df: pd.DataFrame | None, context: dict) -> str:
+def build_html(df: pd.DataFrame | None, context: dict, records: list[dict] | None = None) -> str:
     """The page: context["markdown"] (the binary's report) with the figures the records call for;
     context["probes"] holds each probe's declared views and metrics, context["coverage"] the
-    per-category counts drawn on the first page."""
+    per-category counts drawn on the first page. `records`, the run file's, add the figures of what
+    they hold beside their metrics (figures.extra_figures)."""
     extra: list[Figure] = glance_figures(context.get("headlines") or [])
     roof = roofline_figure(context.get("model"))
     if roof:
@@ -371,7 +372,7 @@ def build_html(df: pd.DataFrame | None, context: dict) -> str:
 
     headings: list[tuple[int, str, str]] = []
     given, planned, body = draw_all(
-        df, context.get("probes") or {}, extra,
+        df, context.get("probes") or {}, extra, records=records,
         meanwhile=lambda: markdown_to_html(in_study_order(context.get("markdown") or "# gpudissect report\n"),
                                             after_heading, headings))
     by_anchor: dict[str, list[Drawn]] = {}

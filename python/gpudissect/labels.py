@@ -94,3 +94,10 @@ def metric_label(metric: str, unit: str) -> str:
     if not u or u in ("ratio", "bool") or u.lower() in name.lower().split():  # "coresident clusters", not "(clusters)"
         return name
     return f"{name} ({u})"
+
+
+def is_rate(unit: str) -> bool:
+    """A bandwidth or a rate (per second, per clock, a share): drawn from zero, so that a bar's or
+    a line's height reads as its size."""
+    u = unit_label(unit)
+    return "/s" in u or "/clk" in u or "/cyc" in u or u in ("TFLOPS", "TOPS", "GFLOPS", "%") or u.startswith(("TFLOPS/", "TOPS/"))
