@@ -148,6 +148,12 @@ def _label(v) -> str:
     return str(v)
 
 
+def value_text(v: float) -> str:
+    """A value printed on a figure: three significant digits, whole numbers from 1000 up (2137,
+    not 2.14e+03, which a reader of a bar or a cell has to decode)."""
+    return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+
+
 def _bytes_label(v: float) -> str:
     for unit, scale in (("G", 2**30), ("M", 2**20), ("K", 2**10)):
         if v >= scale:
@@ -334,7 +340,7 @@ def _grid_figure(pid, metric, unit, view, table, facet) -> Figure:
                     v = table.values[yi, xi]
                     if pd.notna(v):
                         # Inside its cell, so no part of the layout: tight_layout need not measure it.
-                        ax.text(xi, yi, f"{v:.3g}", ha="center", va="center", fontsize=6, in_layout=False,
+                        ax.text(xi, yi, value_text(v), ha="center", va="center", fontsize=6, in_layout=False,
                                 color="black" if v > 0.6 * vmax else "white")
         ax.figure.colorbar(im, ax=ax, label=metric_label(metric, unit))
 
@@ -371,7 +377,7 @@ def bars_figure(family: str, anchor: str, metric: str, unit: str, values: list[t
         ax.set_xlabel(metric_label(metric, unit))
         ax.grid(True, axis="x", alpha=0.3)
         for i, v in enumerate(values):
-            ax.text(v[1], i, f" {v[1]:.3g}", va="center", fontsize=6)
+            ax.text(v[1], i, " " + value_text(v[1]), va="center", fontsize=6)
 
     return Figure(anchor, f"{family}.*: {metric}", "bars", draw, width=6.4, height=max(2.5, 0.17 * len(values) + 1),
                   caption="error bars: the spread of the repeats" if errs else "")
@@ -509,7 +515,7 @@ def _matrix_figure(pid: str, key: str, values: list, context: dict) -> Figure:
             vmax = float(np.nanmax(table))
             for yi in range(ny):
                 for xi in range(nx):
-                    ax.text(xi, yi, f"{table[yi, xi]:.3g}", ha="center", va="center", fontsize=6, in_layout=False,
+                    ax.text(xi, yi, value_text(table[yi, xi]), ha="center", va="center", fontsize=6, in_layout=False,
                             color="black" if table[yi, xi] > 0.6 * vmax else "white")
         # The partition map: a line where the group changes along an axis.
         for order, line in ((yorder, ax.axhline), (xorder, ax.axvline)):

@@ -236,7 +236,7 @@ def _headline_bars(headlines: list[dict], title: str, pick, xlabel: str, fid: st
         ax.set_xlabel(xlabel)
         ax.set_xlim(0, max(h["value"] for h in rows) * 1.35)
         for y, h in zip(ys, rows):
-            ax.text(h["value"], y, f" {h['value']:.4g}", va="center", fontsize=6)
+            ax.text(h["value"], y, " " + (f"{h['value']:.0f}" if abs(h["value"]) >= 10000 else f"{h['value']:.4g}"), va="center", fontsize=6)
 
     return Figure(fid, title, "bars", draw, height=max(1.6, 0.28 * len(rows) + 0.8),
                   caption="headlines: the best record of each quantity")

@@ -284,3 +284,17 @@ def test_figures_planned_and_drawn_by_family_in_workers_match_plan_figures(tmp_p
         assert [(d.anchor, d.title, d.kind, d.caption) for d in planned] == want, jobs
         assert meanwhile == "laid out" and given == []
         assert all(d.svg.startswith("<svg") for d in planned)
+
+
+def test_values_on_bars_and_cells_read_without_exponents(monkeypatch):
+    """A round trip of 2137 cycles was printed 2.14e+03 on its bar (issue 32's SM ping-pong)."""
+    from gpudissect.figures import value_text
+    assert [value_text(v) for v in (2137.4, 1000.0, 999.4, 21.37, 0.01234)] == ["2137", "1000", "999", "21.4", "0.0123"]
+    rows = [{"id": "x.pingpong", "seq": i, "status": "ok", "derived": False, "metric": "roundtrip/cycles",
+             "unit": "cycles", "value": v, "medium": m} for i, (m, v) in enumerate((("global", 2137.0), ("dsmem", 1120.0)))]
+    fig, = plan_figures(pd.DataFrame(rows))
+    kept = []
+    monkeypatch.setattr(figures.plt, "close", kept.append)
+    render_svg(fig, "t")
+    texts = [t.get_text().strip() for t in kept[0].axes[0].texts]
+    assert sorted(texts) == ["1120", "2137"], texts
