@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include <nlohmann/json.hpp>
+#include "core/json.hpp"
 
 namespace gd::json_fields {
 

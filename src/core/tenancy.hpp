@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "core/json.hpp"
 
 #include "core/clock_check.hpp"  // kContendedFlag
 #include "core/nvml.hpp"

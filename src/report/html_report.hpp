@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "core/json.hpp"
 
 namespace gd {
 

@@ -5,7 +5,7 @@
 // kernels saw, and every headline with the record that won. Nothing in it is not from the run:
 // a value the run lacks is left out, never filled in.
 #pragma once
-#include <nlohmann/json.hpp>
+#include "core/json.hpp"
 
 #include "core/run_file.hpp"
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "core/json.hpp"
 
 #include "core/probe.hpp"
 

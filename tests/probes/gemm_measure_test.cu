@@ -9,7 +9,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+#include "core/json.hpp"
 
 namespace gd::gemm {
 namespace {

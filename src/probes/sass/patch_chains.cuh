@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "core/json.hpp"
 
 #include "analysis/fit.hpp"
 #include "analysis/stall_sweep.hpp"
