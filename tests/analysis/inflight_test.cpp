@@ -7,16 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include "support/ideal_stream.hpp"
+
 namespace gd {
 namespace {
 
-// An ideal latency-bound stream: rate = min(peak, depth * SMs / latency).
-std::vector<InflightPoint> ideal(double latency_ns, double peak_tbps, int sms) {
-  std::vector<InflightPoint> p;
-  for (double depth = 1024; depth <= 256 * 1024; depth *= 2)
-    p.push_back({depth, std::min(peak_tbps, depth * sms / (latency_ns * 1e-9) / 1e12)});
-  return p;
-}
+using test_support::ideal_stream;
 
 TEST(Inflight, LittlesLawInvertsTheRate) {
   // 132 SMs x 16 KiB in flight at 4 TB/s: 540.67 ns.
@@ -25,7 +21,7 @@ TEST(Inflight, LittlesLawInvertsTheRate) {
 }
 
 TEST(Inflight, RecoversLatencyKneeAndPlateauOfAnIdealStream) {
-  const auto p = ideal(800, 4.8, 132);
+  const auto p = ideal_stream(800, 4.8, 132);
   const InflightCurve c = analyze_inflight(p, 132);
   EXPECT_DOUBLE_EQ(c.plateau_tbps, 4.8);
   EXPECT_NEAR(c.unloaded_latency_ns, 800, 1e-6);

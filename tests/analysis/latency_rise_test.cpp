@@ -7,22 +7,18 @@
 
 #include <gtest/gtest.h>
 
+#include "support/ideal_stream.hpp"
+
 namespace gd {
 namespace {
 
-// An ideal stream: rate = min(peak, depth * SMs / latency); past the knee (peak * latency / SMs)
-// the latency grows with the depth, so it doubles at twice the knee's depth.
-std::vector<InflightPoint> ideal(double latency_ns, double peak_tbps, int sms) {
-  std::vector<InflightPoint> p;
-  for (double depth = 1024; depth <= 256 * 1024; depth *= 2)
-    p.push_back({depth, std::min(peak_tbps, depth * sms / (latency_ns * 1e-9) / 1e12)});
-  return p;
-}
+// An ideal stream's latency doubles at twice the knee's depth.
+using test_support::ideal_stream;
 
 TEST(LatencyRise, AnIdealStreamDoublesItsLatencyAtTwiceTheKnee) {
   // 132 SMs, 800 ns, 4.224 TB/s: the knee is 25600 B, so 32 KiB runs at 1024 ns and 64 KiB,
   // the first depth of the envelope at or past 1600 ns, at 2048 ns.
-  const auto p = ideal(800, 4.224, 132);
+  const auto p = ideal_stream(800, 4.224, 132);
   const LatencyRise r = latency_rise(p, 132, 800);
   ASSERT_TRUE(r.found);
   EXPECT_DOUBLE_EQ(r.bytes_per_sm, 65536);

@@ -6,10 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include "support/sample_run.hpp"
+
 namespace gd {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using test_support::kNaN;
+
 
 TEST(RateRelations, ExtraLatencyIsTheDifferenceAndMayBeNegative) {
   EXPECT_NEAR(extra_latency(4.12, 4.0), 0.12, 1e-12);

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "support/region_blocks.hpp"
+
 namespace gd {
 namespace {
 
-RegionTiming block(unsigned sm, long long start, long long cycles) { return RegionTiming{start, cycles, 0, sm, 0}; }
+using test_support::block;
 
 TEST(SmRate, BlocksOfOneSmShareTheSpanFromFirstStartToLastEnd) {
   // SM 3: two blocks over [100, 300) and [150, 500): 2 x 1000 bytes over 400 cycles.

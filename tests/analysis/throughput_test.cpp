@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include "support/region_blocks.hpp"
+
 namespace gd {
 namespace {
 
-RegionTiming block(unsigned sm, long long start, long long cycles) { return RegionTiming{start, cycles, 0, sm, 0}; }
+using test_support::block;
 
 TEST(PerSmRate, MedianOverSmsOfWorkOverSpan) {
   // SM 0: one block of 1000 cycles; SM 1: two blocks overlapping, spanning 0..2000; SM 2: 1000.

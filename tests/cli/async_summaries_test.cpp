@@ -20,12 +20,13 @@
 namespace gd {
 namespace {
 
-const std::string kSuite = test_support::kCommittedSuite;
+using test_support::kCommittedSuite;
+
 
 const nlohmann::json& resummarized() {
   static const nlohmann::json doc = [] {
     const std::string out = "/tmp/gpudissect-async-summaries-" + std::to_string(::getpid()) + ".json";
-    const auto r = run_command(std::string(GPUDISSECT_BINARY) + " resummarize " + shell_quote(kSuite) +
+    const auto r = run_command(std::string(GPUDISSECT_BINARY) + " resummarize " + shell_quote(kCommittedSuite) +
                                      " --out " + shell_quote(out) + " 2>&1");
     EXPECT_EQ(r.status, 0) << r.output;
     std::ifstream in(out);

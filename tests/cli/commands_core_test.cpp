@@ -12,15 +12,10 @@
 #include "core/executor.hpp"
 #include "sass/disasm.hpp"
 #include "support/shell.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
-
-CommandResult gpudissect(const std::string& args) {
-  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // True when this machine has a usable GPU; GPU-less behaviour is only checkable without one.
 bool machine_has_gpu() { return gpudissect("info").status == 0; }

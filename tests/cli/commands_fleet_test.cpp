@@ -14,6 +14,7 @@
 #include "core/run_journal.hpp"
 #include "support/cli.hpp"
 #include "support/sample_run.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
@@ -21,7 +22,6 @@ namespace {
 using test_support::TempDir;
 
 using test_support::run_cli;
-using test_support::slurp;
 
 // A rank's file as a Slurm job leaves it: the sample run on GPU `index`, bandwidth scaled.
 std::string write_rank(const TempDir& dir, int index, double scale, bool journal_only = false) {
@@ -54,7 +54,7 @@ TEST(MergeCommand, RankFilesBecomeOneDatabaseAndAFleetReport) {
   args.insert(args.end(), {"--db", dir.file("fleet/fleet.db"), "--out", dir.file("fleet.md")});
   EXPECT_EQ(run_cli(args), 0);
   EXPECT_EQ(list_runs(dir.file("fleet/fleet.db")).size(), 4u);
-  const std::string md = slurp(dir.file("fleet.md"));
+  const std::string md = read_text(dir.file("fleet.md"));
   EXPECT_NE(md.find("# gpudissect fleet report: 4 GPU(s)"), std::string::npos) << md;
   EXPECT_NE(md.find("#2 GPU-rank2 (-19.6"), std::string::npos) << "the slow rank is flagged:\n" << md;
   EXPECT_EQ(md.find("#1 GPU-rank1 ("), std::string::npos) << "a 1 % difference is no outlier:\n" << md;
@@ -69,7 +69,7 @@ TEST(MergeCommand, ARunGivenTwiceIsMergedOnce) {
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 0) << err;
   EXPECT_EQ(list_runs(dir.file("fleet.db")).size(), 2u);
-  const std::string md = slurp(dir.file("fleet.md"));
+  const std::string md = read_text(dir.file("fleet.md"));
   EXPECT_NE(md.find("# gpudissect fleet report: 2 GPU(s)"), std::string::npos) << md;
   EXPECT_EQ(md.find("(run rank-0)"), std::string::npos) << "one run is not told apart from itself:\n" << md;
   EXPECT_NE(err.find(a + " is the same run (rank-0) as " + a + ": merged once"), std::string::npos) << err;
@@ -158,7 +158,7 @@ TEST(ImportCommand, TwoRunsWithOneIdAreRefusedAndAStoredRunIsKept) {
 TEST(RecoverCommand, ABadLineIsLeftOutAndNamed) {
   TempDir dir;
   const std::string journal = write_rank(dir, 3, 1.0, true);
-  std::string text = slurp(journal);
+  std::string text = read_text(journal);
   text.insert(text.find('\n') + 1, "{\"record\": {broken\n");
   std::ofstream(journal) << text;
   testing::internal::CaptureStderr();
@@ -182,7 +182,7 @@ TEST(RecoverCommand, AKilledRunsJournalBecomesItsRunFile) {
   EXPECT_FALSE(doc.complete) << "a run killed before its finish line is incomplete";
   // report takes the journal itself too.
   EXPECT_EQ(run_cli({"report", journal, "--out", dir.file("r.md")}), 0);
-  EXPECT_NE(slurp(dir.file("r.md")).find("# gpudissect report"), std::string::npos);
+  EXPECT_NE(read_text(dir.file("r.md")).find("# gpudissect report"), std::string::npos);
 }
 
 }  // namespace

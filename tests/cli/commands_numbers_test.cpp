@@ -9,17 +9,14 @@
 #include "cli/commands.hpp"
 #include "sass/disasm.hpp"
 #include "support/shell.hpp"
+#include "support/text.hpp"
+#include "support/committed_suite.hpp"
 
 namespace gd {
 namespace {
 
-CommandResult gpudissect(const std::string& args) {
-  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
-}
+using test_support::kSmallRun;
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-const std::string kRun = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
 
 std::string threshold_error(const std::string& text) {
   try {
@@ -57,9 +54,9 @@ TEST(NumberOptions, NotANumberSaysSoAndARangeIsPlainFigures) {
            {"run --min-samples x --filter latency.alu.ffma", "--min-samples: 'x' is not a number"},
            {"run --max-noise 2 --filter latency.alu.ffma", "--max-noise: 2 is out of range (from 1e-06 to 1)"},
            {"run --watchdog soon --filter latency.alu.ffma", "--watchdog: 'soon' is not a number"},
-           {"compare " + kRun + " " + kRun + " --threshold abc", "--threshold: 'abc' is not a number"},
-           {"compare " + kRun + " " + kRun + " --threshold 4", "--threshold: '4' is ambiguous: write 4%"},
-           {"merge " + kRun + " --threshold 5", "--threshold: '5' is ambiguous: write 5%"},
+           {"compare " + kSmallRun + " " + kSmallRun + " --threshold abc", "--threshold: 'abc' is not a number"},
+           {"compare " + kSmallRun + " " + kSmallRun + " --threshold 4", "--threshold: '4' is ambiguous: write 4%"},
+           {"merge " + kSmallRun + " --threshold 5", "--threshold: '5' is ambiguous: write 5%"},
        }) {
     const auto r = gpudissect(c.args);
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
@@ -70,7 +67,7 @@ TEST(NumberOptions, NotANumberSaysSoAndARangeIsPlainFigures) {
 
 TEST(NumberOptions, ThresholdTakesAPercentageAndAFraction) {
   for (const std::string t : {"4%", "0.04", "10%"}) {
-    const auto r = gpudissect("compare " + kRun + " " + kRun + " --threshold " + t);
+    const auto r = gpudissect("compare " + kSmallRun + " " + kSmallRun + " --threshold " + t);
     EXPECT_EQ(r.status, 0) << t << "\n" << r.output.substr(0, 2000);
     const std::string shown = t == "10%" ? "10.0%" : "4.0%";
     EXPECT_TRUE(contains(r.output, "or the " + shown + " threshold")) << t << "\n" << r.output.substr(0, 3000);

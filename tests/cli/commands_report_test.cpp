@@ -13,22 +13,25 @@
 #include "core/run_file.hpp"
 #include "support/cli.hpp"
 #include "support/sample_run.hpp"
+#include "support/text.hpp"
+#include "support/committed_suite.hpp"
 
 namespace gd {
 namespace {
+
+using test_support::kPairStem;
 
 using test_support::fixture;
 using test_support::TempDir;
 using test_support::user_error_of;
 
 using test_support::run_cli;
-using test_support::slurp;
 
 
 TEST(ReportCommand, MarkdownToFile) {
   TempDir dir;
   EXPECT_EQ(run_cli({"report", fixture("runs/h200_small.json"), "--out", dir.file("r.md")}), 0);
-  const std::string md = slurp(dir.file("r.md"));
+  const std::string md = read_text(dir.file("r.md"));
   EXPECT_EQ(md.rfind("# gpudissect report: NVIDIA H200\n", 0), 0u);
   EXPECT_NE(md.find("## Skipped and failed"), std::string::npos);
 }
@@ -55,7 +58,7 @@ TEST(ReportCommand, ARunWithoutADeviceReportsAndValidates) {
 TEST(ReportCommand, CsvToFile) {
   TempDir dir;
   EXPECT_EQ(run_cli({"report", fixture("runs/h200_small.json"), "--format", "csv", "-o", dir.file("r.csv")}), 0);
-  EXPECT_EQ(slurp(dir.file("r.csv")).rfind("run_id,gpu,id,category,params,", 0), 0u);
+  EXPECT_EQ(read_text(dir.file("r.csv")).rfind("run_id,gpu,id,category,params,", 0), 0u);
 }
 
 TEST(ReportCommand, MarkdownToStdout) {
@@ -87,7 +90,7 @@ TEST(CompareCommand, WritesThroughASymlink) {
   std::filesystem::create_symlink("today.md", dir.file("latest.md"));
   EXPECT_EQ(run_cli({"compare", run, run, "--out", dir.file("latest.md")}), 0);
   EXPECT_TRUE(std::filesystem::is_symlink(dir.file("latest.md")));
-  EXPECT_EQ(slurp(dir.file("today.md")).rfind("# gpudissect comparison:", 0), 0u);
+  EXPECT_EQ(read_text(dir.file("today.md")).rfind("# gpudissect comparison:", 0), 0u);
 }
 
 TEST(ReportCommand, BadInputsAreUserErrors) {
@@ -168,7 +171,7 @@ TEST(CompareCommand, WritesTheComparison) {
   TempDir dir;
   const std::string run = fixture("runs/h200_small.json");
   EXPECT_EQ(run_cli({"compare", run, run, "--out", dir.file("c.md")}), 0);
-  const std::string md = slurp(dir.file("c.md"));
+  const std::string md = read_text(dir.file("c.md"));
   EXPECT_EQ(md.rfind("# gpudissect comparison: NVIDIA H200 (A) vs NVIDIA H200 (B)\n", 0), 0u);
   EXPECT_NE(md.find("| 4.512 TB/s | 4.512 TB/s |   1 |"), std::string::npos) << md;
 }
@@ -205,7 +208,7 @@ TEST(NoiseCommand, BuildsTheTableCompareReads) {
   EXPECT_EQ(run_cli({"compare", dir.file("a.json"), dir.file("b.json"), "--noise", dir.file("t.json"), "--json", "--out",
                      dir.file("c.json")}),
             0);
-  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("c.json")))["summary"]["noise_table"]["pairs"], 1);
+  EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("c.json")))["summary"]["noise_table"]["pairs"], 1);
   EXPECT_NE(user_error_of([&] { run_cli({"noise", dir.file("a.json"), dir.file("o.json")}); }).find("no two of the runs"),
             std::string::npos);
   EXPECT_NE(user_error_of([&] { run_cli({"noise", dir.file("a.json"), dir.file("t.md")}); }).find("not a run file"),
@@ -237,7 +240,7 @@ TEST(ExportCommand, WritesTheAccelSimFilesAndRefusesBadInput) {
   EXPECT_THROW(run_cli({"export", run}), CLI::ParseError);  // --out is required
   EXPECT_THROW(run_cli({"export", run, "--format", "gem5", "--out", dir.file("m")}), CLI::ParseError);
   EXPECT_EQ(run_cli({"export", run, "--format", "model", "--out", dir.file("model.json")}), 0);
-  EXPECT_EQ(nlohmann::json::parse(slurp(dir.file("model.json")))["kind"], "gpudissect-machine-model");
+  EXPECT_EQ(nlohmann::json::parse(read_text(dir.file("model.json")))["kind"], "gpudissect-machine-model");
   EXPECT_NE(user_error_of([&] { run_cli({"export", run, "--format", "model", "--out", dir.file("m2.json"), "--diff", reference}); })
                 .find("goes with --format accel-sim"),
             std::string::npos);
@@ -251,13 +254,12 @@ TEST(ExportCommand, WritesTheAccelSimFilesAndRefusesBadInput) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("y"))) << "nothing written before the inputs are read";
 }
 
-const std::string kMeasured = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29";
 
 // The committed pair: two full runs on one H200, a minute apart. Nothing moved beyond the noise
 // at the default threshold, so --fail-on-regression passes.
 TEST(CompareCommand, TwoCommittedRunsOfOneCardShowNoRegression) {
   TempDir dir;
-  EXPECT_EQ(run_cli({"compare", kMeasured + ".json", kMeasured + "-repeat.json", "--fail-on-regression", "--out",
+  EXPECT_EQ(run_cli({"compare", kPairStem + ".json", kPairStem + "-repeat.json", "--fail-on-regression", "--out",
                      dir.file("c.md")}),
             0);
   std::ifstream in(dir.file("c.md"));
@@ -268,19 +270,19 @@ TEST(CompareCommand, TwoCommittedRunsOfOneCardShowNoRegression) {
 // 5 % less read bandwidth at every point of B is flagged and fails the comparison.
 TEST(CompareCommand, AnInjectedFivePercentLossIsARegression) {
   TempDir dir;
-  RunDocument b = read_run_file(kMeasured + "-repeat.json");
+  RunDocument b = read_run_file(kPairStem + "-repeat.json");
   for (Record& r : b.records)
     for (Metric& m : r.metrics)
       if (m.name == "bandwidth/tbps")
         for (double* v : {&m.stats.median, &m.stats.min, &m.stats.max, &m.stats.mean}) *v *= 0.95;
   write_run_file_atomic(dir.file("b.json"), b);
-  EXPECT_EQ(run_cli({"compare", kMeasured + ".json", dir.file("b.json"), "--fail-on-regression", "--out",
+  EXPECT_EQ(run_cli({"compare", kPairStem + ".json", dir.file("b.json"), "--fail-on-regression", "--out",
                      dir.file("c.md")}),
             1);
   std::ifstream in(dir.file("c.md"));
   const std::string md((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(md.find("-5.0% regression"), std::string::npos);
-  EXPECT_EQ(run_cli({"compare", kMeasured + ".json", dir.file("b.json"), "--out", dir.file("c2.md")}), 0)
+  EXPECT_EQ(run_cli({"compare", kPairStem + ".json", dir.file("b.json"), "--out", dir.file("c2.md")}), 0)
       << "without --fail-on-regression the comparison is only a report";
 }
 
@@ -300,14 +302,14 @@ TEST(ReadingCommands, AnOutputThatIsTheInputIsRefusedAndTheInputKept) {
   TempDir dir;
   const std::string run = dir.file("run.json");
   std::filesystem::copy_file(fixture("runs/h200_small.json"), run);
-  const std::string before = test_support::slurp(run);
+  const std::string before = read_text(run);
   const std::string same_by_another_path = dir.file(".") + "/run.json";
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"report", run, "--out", run}, {"report", run, "--format", "csv", "--out", same_by_another_path},
         {"compare", run, fixture("runs/h200_small.json"), "--out", run}, {"guide", run, "--out", run},
         {"coverage", run, "--out", run}, {"headlines", run, "--out", run}}) {
     EXPECT_THROW(run_cli(args), UserError) << args[0];
-    EXPECT_EQ(test_support::slurp(run), before) << args[0] << " changed its input";
+    EXPECT_EQ(read_text(run), before) << args[0] << " changed its input";
   }
   EXPECT_EQ(run_cli({"headlines", run, "--out", dir.file("h.md")}), 0) << "another file is fine";
 }
@@ -330,11 +332,11 @@ TEST(ValidateCommand, RefusesAnOutputThatIsAnInputAndWritesItsJson) {
   const std::string ref = dir.file("published.json");
   std::filesystem::copy_file(fixture("runs/h200_small.json"), run);
   std::filesystem::copy_file(kPublishedHopper, ref);
-  const std::string run_before = test_support::slurp(run), ref_before = test_support::slurp(ref);
+  const std::string run_before = read_text(run), ref_before = read_text(ref);
   EXPECT_THROW(run_cli({"validate", run, "--reference", ref, "--out", run}), UserError);
   EXPECT_THROW(run_cli({"validate", run, "--reference", ref, "--out", dir.file(".") + "/published.json"}), UserError);
-  EXPECT_EQ(test_support::slurp(run), run_before);
-  EXPECT_EQ(test_support::slurp(ref), ref_before);
+  EXPECT_EQ(read_text(run), run_before);
+  EXPECT_EQ(read_text(ref), ref_before);
   EXPECT_THROW(run_cli({"validate", ref, "--reference", ref, "--out", dir.file("x.md")}), UserError)
       << "a reference dataset is not a run";
   EXPECT_THROW(run_cli({"validate", run, "--reference", run, "--out", dir.file("x.md")}), UserError)
@@ -342,7 +344,7 @@ TEST(ValidateCommand, RefusesAnOutputThatIsAnInputAndWritesItsJson) {
   EXPECT_THROW(run_cli({"validate", run, "--reference", ref, "--json", "--format", "html"}), UserError);
 
   ASSERT_EQ(run_cli({"validate", run, "--reference", ref, "--json", "--out", dir.file("v.json")}), 0);
-  const auto doc = nlohmann::json::parse(test_support::slurp(dir.file("v.json")));
+  const auto doc = nlohmann::json::parse(read_text(dir.file("v.json")));
   EXPECT_EQ(doc["command"], "validate");
   const auto published = nlohmann::json::parse(ref_before);
   EXPECT_EQ(doc["rows"].size(), published["records"].size()) << "one row per published figure";
@@ -352,7 +354,7 @@ TEST(ValidateCommand, RefusesAnOutputThatIsAnInputAndWritesItsJson) {
   EXPECT_EQ(total, static_cast<int>(doc["rows"].size()));
   ASSERT_EQ(run_cli({"validate", "--reference", ref, run, "--out", dir.file("v.md")}), 0)
       << "--reference takes one file, so the run may follow it";
-  EXPECT_EQ(test_support::slurp(dir.file("v.md")).rfind("# Validation: NVIDIA H200 against the published record", 0), 0u);
+  EXPECT_EQ(read_text(dir.file("v.md")).rfind("# Validation: NVIDIA H200 against the published record", 0), 0u);
 }
 
 }  // namespace

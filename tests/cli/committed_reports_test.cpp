@@ -15,18 +15,15 @@
 
 #include "sass/disasm.hpp"
 #include "support/shell.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-CommandResult gpudissect(const std::string& args) {
+// The built binary with `args`: its standard output alone.
+CommandResult gpudissect_stdout(const std::string& args) {
   return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>/dev/null");
 }
 
@@ -59,7 +56,7 @@ TEST(CommittedReports, EqualWhatReportMakesOfTheirRuns) {
     if (committed.rfind("# gpudissect report", 0) != 0) continue;  // fleet reports and notes
     const std::string run = run_beside(e.path());
     if (run.empty()) continue;
-    const auto r = gpudissect("report " + shell_quote(run) + " --out -");
+    const auto r = gpudissect_stdout("report " + shell_quote(run) + " --out -");
     ASSERT_EQ(r.status, 0) << run;
     EXPECT_EQ(first_difference(committed, r.output), "")
         << e.path().filename().string() << " is not what `report` makes of its run; regenerate it:\n  build/gpudissect report "
@@ -73,13 +70,13 @@ TEST(CommittedReports, EqualWhatReportMakesOfTheirRuns) {
 // the file ordered its parameter columns alphabetically, the run's own report by the probe's
 // axes. Both now follow the axes.
 TEST(CommittedReports, ParameterColumnsFollowTheProbesAxes) {
-  const auto listed = gpudissect("list --json");
+  const auto listed = gpudissect_stdout("list --json");
   ASSERT_EQ(listed.status, 0);
   std::map<std::string, std::vector<std::string>> axes;
   const nlohmann::json list = nlohmann::json::parse(listed.output);
   for (const auto& p : list["probes"])
     for (const auto& a : p["axes"]) axes[p["id"].get<std::string>()].push_back(a["name"].get<std::string>());
-  const auto r = gpudissect("report " + std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29.json --out -");
+  const auto r = gpudissect_stdout("report " + std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29.json --out -");
   ASSERT_EQ(r.status, 0);
   std::istringstream in(r.output);
   std::string line, probe;

@@ -15,6 +15,9 @@
 namespace gd {
 namespace {
 
+using test_support::kSmallRun;
+using test_support::kPairRun;
+
 using nlohmann::json;
 
 struct JsonRun {
@@ -32,8 +35,6 @@ JsonRun gpudissect_json(const std::string& args) {
 }
 
 
-const std::string kRun = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
-const std::string kMeasured = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29.json";
 
 TEST(ListJson, ListsEveryProbe) {
   const auto r = gpudissect_json("list --json");
@@ -64,7 +65,7 @@ TEST(VerifyJson, ItsSummaryCountsItsResults) {
 }
 
 TEST(CompareJson, CountsWhatTheMarkdownCounts) {
-  const auto same = gpudissect_json("compare --json " + kRun + " " + kRun);
+  const auto same = gpudissect_json("compare --json " + kSmallRun + " " + kSmallRun);
   ASSERT_EQ(same.status, 0) << same.text;
   const auto& s = same.doc["summary"];
   EXPECT_EQ(s["matched"], same.doc["matched"].size());
@@ -75,13 +76,13 @@ TEST(CompareJson, CountsWhatTheMarkdownCounts) {
       if (!m["ratio"].is_null()) {
         EXPECT_DOUBLE_EQ(m["ratio"].get<double>(), 1.0) << rec["id"];
       }
-  const auto md = run_command(std::string(GPUDISSECT_BINARY) + " compare " + kRun + " " + kRun);
+  const auto md = run_command(std::string(GPUDISSECT_BINARY) + " compare " + kSmallRun + " " + kSmallRun);
   EXPECT_NE(md.output.find(std::to_string(s["matched"].get<int>()) + " records matched by probe id and parameters, " +
                            std::to_string(s["metrics_compared"].get<int>()) + " metrics compared"),
             std::string::npos)
       << md.output.substr(0, 2000);
   // Two different runs: records only one side has.
-  const auto cross = gpudissect_json("compare --json " + kRun + " " + kMeasured);
+  const auto cross = gpudissect_json("compare --json " + kSmallRun + " " + kPairRun);
   ASSERT_EQ(cross.status, 0) << cross.text;
   EXPECT_GT(cross.doc["only_b"].size(), 0u);
 }

@@ -8,27 +8,24 @@
 #include "sass/disasm.hpp"
 #include "sass/sass_test_util.hpp"
 #include "support/shell.hpp"
+#include "support/text.hpp"
+#include "support/committed_suite.hpp"
 
 namespace gd {
 namespace {
+
+using test_support::kSmallRun;
 
 // Standard output goes to /dev/full (every write fails with ENOSPC); stderr is captured.
 CommandResult with_stdout_full(const std::string& args) {
   return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1 >/dev/full");
 }
 
-CommandResult gpudissect(const std::string& args) {
-  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-const std::string kRun = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
 
 // `report RUN.json > /dev/full` used to exit 0 with nothing written.
 TEST(WriteErrors, AFullStandardOutputIsExitCode74WithAMessage) {
-  for (const std::string& args : std::vector<std::string>{"list", "list -v", "report " + kRun, "report " + kRun + " --format csv",
-                                 "compare " + kRun + " " + kRun, "--help"}) {
+  for (const std::string& args : std::vector<std::string>{"list", "list -v", "report " + kSmallRun, "report " + kSmallRun + " --format csv",
+                                 "compare " + kSmallRun + " " + kSmallRun, "--help"}) {
     const auto r = with_stdout_full(args);
     EXPECT_EQ(r.status, 74) << args << "\n" << r.output;
     // The reason is known when the failing write is the last one; a stream that failed earlier

@@ -19,19 +19,17 @@
 namespace gd {
 namespace {
 
-const std::string kRun = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-11-29.json";
-const std::string kRefs = std::string(GPUDISSECT_SOURCE_DIR) + "/data/reference/";
+using test_support::kPairRun;
+using test_support::kCommittedSuite;
 
-CommandResult gpudissect(const std::string& args) {
-  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
-}
+const std::string kRefs = std::string(GPUDISSECT_SOURCE_DIR) + "/data/reference/";
 
 TEST(CoverageCommand, EveryDeclaredItemIdExistsAndTheH200RunIsMeasuredPerCategory) {
   // Exit 1 would mean a probe covers an item id the seed list lacks: CI fails on it here.
   const auto bare = gpudissect("coverage");
   EXPECT_EQ(bare.status, 0) << bare.output;
   EXPECT_EQ(bare.output.find("naming no item of the reference studies"), std::string::npos) << bare.output;
-  const auto r = gpudissect("coverage " + shell_quote(kRun));
+  const auto r = gpudissect("coverage " + shell_quote(kPairRun));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("| Category"), std::string::npos);
   EXPECT_NE(r.output.find("| **total**"), std::string::npos);
@@ -45,10 +43,9 @@ TEST(CoverageCommand, EveryDeclaredItemIdExistsAndTheH200RunIsMeasuredPerCategor
 
 // The committed full run: every cover of this build selects exactly one of its records, or none
 // where the probe was skipped on the H200 (the skip says why) or the metric needs run --ncu.
-const std::string kSuite = test_support::kCommittedSuite;
 
 TEST(CoverageCommand, EachCoverSelectsOneRecordOfTheCommittedFullRun) {
-  const auto r = gpudissect("coverage " + shell_quote(kSuite) + " --check-covers --out /dev/null");
+  const auto r = gpudissect("coverage " + shell_quote(kCommittedSuite) + " --check-covers --out /dev/null");
   // "probe: item" of each cover --check-covers rejects.
   std::set<std::string> rejected;
   const std::string mark = "gpudissect: cover ";
@@ -64,7 +61,7 @@ TEST(CoverageCommand, EachCoverSelectsOneRecordOfTheCommittedFullRun) {
 }
 
 TEST(CoverageCommand, TheDriversAnswersAreReportedNotMeasured) {
-  const auto r = gpudissect("coverage " + shell_quote(kSuite));
+  const auto r = gpudissect("coverage " + shell_quote(kCommittedSuite));
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* id : {"platform.sm_count", "memory.l2.capacity", "cluster.max_size", "platform.device.name",
                          "platform.env.driver", "platform.power_limit"}) {
@@ -80,7 +77,7 @@ TEST(CoverageCommand, TheDriversAnswersAreReportedNotMeasured) {
 // What others published for the chip and the run has no value for is listed as a gap: the H200
 // suite lacks the texture-cache latency, L2 write bandwidth and NVLink (one GPU).
 TEST(CoverageCommand, PublishedQuantitiesTheRunLacksAreGaps) {
-  const auto r = gpudissect("coverage " + shell_quote(kSuite));
+  const auto r = gpudissect("coverage " + shell_quote(kCommittedSuite));
   ASSERT_EQ(r.status, 0) << r.output;
   const auto at = r.output.find("## Published quantities not measured");
   ASSERT_NE(at, std::string::npos) << r.output.substr(r.output.size() > 3000 ? r.output.size() - 3000 : 0);
@@ -113,7 +110,7 @@ TEST(CompareCommand, UsesTheCommittedRunToRunTableOfTheModelAndNamesIt) {
 }
 
 TEST(GuideCommand, StatesThePrinciplesTheSuiteMeasures) {
-  const auto r = gpudissect("guide " + shell_quote(kRun));
+  const auto r = gpudissect("guide " + shell_quote(kPairRun));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("**1. Occupancy per sub-core"), std::string::npos);
   EXPECT_NE(r.output.find("— measured"), std::string::npos) << r.output;
@@ -122,19 +119,19 @@ TEST(GuideCommand, StatesThePrinciplesTheSuiteMeasures) {
 }
 
 TEST(CompareCommand, CrossGenerationTableWithBothReferences) {
-  const auto r = gpudissect("compare " + shell_quote(kRun) + " " + shell_quote(kRefs + "sm_120-paper-rtx-pro-5000.json") +
+  const auto r = gpudissect("compare " + shell_quote(kPairRun) + " " + shell_quote(kRefs + "sm_120-paper-rtx-pro-5000.json") +
                             " " + shell_quote(kRefs + "sm_100-study-b200.json"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("# Cross-generation comparison"), std::string::npos);
   EXPECT_NE(r.output.find("`memory.dram.latency`"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("| ratio 3/1 |"), std::string::npos) << r.output;
-  EXPECT_EQ(gpudissect("compare " + shell_quote(kRun) + " " + shell_quote(kRefs + "sm_100-study-b200.json") +
+  EXPECT_EQ(gpudissect("compare " + shell_quote(kPairRun) + " " + shell_quote(kRefs + "sm_100-study-b200.json") +
                        " --json").status, 2);
 }
 
 TEST(ReportCommand, HtmlWithoutPandasSaysWhatToInstall) {
   const auto r = run_command("GPUDISSECT_PYTHON=/nonexistent/python3 " + std::string(GPUDISSECT_BINARY) +
-                                   " report " + shell_quote(kRun) + " --format html --out - 2>&1");
+                                   " report " + shell_quote(kPairRun) + " --format html --out - 2>&1");
   // Its own exit code (69, a program the command needs is missing): 3 says "no usable GPU".
   EXPECT_EQ(r.status, 69) << r.output;
   EXPECT_NE(r.output.find("Python 3, pandas, matplotlib and markdown-it-py"), std::string::npos) << r.output;
@@ -270,7 +267,7 @@ TEST(ListCommand, ProbesDeclareTheirViewsAndCovers) {
 
 // Without --reference the binary finds data/reference/'s published datasets for the run's arch.
 TEST(ValidateBinary, TheCommittedH200RunAgainstThePublishedHopperRecord) {
-  const auto r = gpudissect("validate " + shell_quote(kSuite));
+  const auto r = gpudissect("validate " + shell_quote(kCommittedSuite));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.rfind("# Validation: NVIDIA H200 against the published record", 0), 0u) << r.output;
   EXPECT_NE(r.output.find("`sm_90-published-hopper.json`"), std::string::npos) << r.output;

@@ -24,6 +24,7 @@
 #include "sass/disasm.hpp"
 #include "support/sample_run.hpp"
 #include "support/shell.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
@@ -96,11 +97,6 @@ class ExampleSandbox {
  private:
   test_support::TempDir dir_;
 };
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // README.md, then docs/*.md by name, each as (path relative to the checkout, text).
 std::vector<std::pair<std::string, std::string>> documents() {

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/collecting_sink.hpp"
+
 #include <chrono>
 #include <thread>
 #include <utility>
@@ -18,6 +20,8 @@
 
 namespace gd {
 namespace {
+
+using test_support::CollectingSink;
 
 DeviceInfo fake_device(int cc, const std::string& code) {
   DeviceInfo d;
@@ -52,13 +56,6 @@ Registry test_registry() {
   r.add(cpu_probe("memory.latency.chase"));
   return r;
 }
-
-struct CollectingSink : RecordSink {
-  std::vector<Record> records;
-  bool finished = false, complete = false;
-  void on_record(const Record& r) override { records.push_back(r); }
-  void on_finish(bool c) override { finished = true, complete = c; }
-};
 
 TEST(Select, NoFiltersSelectsAllInRegistryOrder) {
   const Registry reg = test_registry();

@@ -7,14 +7,12 @@
 #include "core/child_process.hpp"
 #include "core/executor.hpp"
 #include "support/isolation_probes.hpp"
+#include "support/collecting_sink.hpp"
 
 namespace gd {
 namespace {
 
-struct CollectingSink : RecordSink {
-  std::vector<Record> records;
-  void on_record(const Record& r) override { records.push_back(r); }
-};
+using test_support::CollectingSink;
 
 struct IsolatedRun {
   CollectingSink sink;

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "support/sample_run.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
@@ -20,18 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using test_support::TempDir;
 using test_support::user_error_of;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::vector<std::string> entries(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 TEST(CheckFreeSpace, ARunThatCannotFitRefusesBeforeItStarts) {
   TempDir dir;
@@ -67,7 +56,7 @@ TEST(OutputPath, RegularFileIsReplacedWhollyAndKeepsItsMode) {
   const OutputPath out = OutputPath::resolve(path);
   EXPECT_EQ(out.kind(), OutputPath::Kind::Atomic);
   out.write("short\n");
-  EXPECT_EQ(slurp(path), "short\n");
+  EXPECT_EQ(read_text(path), "short\n");
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u) << "a private file must stay private";
@@ -83,7 +72,7 @@ TEST(OutputPath, SymlinkIsWrittenThroughAndStaysALink) {
   EXPECT_EQ(out.target(), dir.file("real/report.md"));
   out.write("new\n");
   EXPECT_TRUE(fs::is_symlink(dir.file("latest.md")));
-  EXPECT_EQ(slurp(dir.file("real/report.md")), "new\n");
+  EXPECT_EQ(read_text(dir.file("real/report.md")), "new\n");
   EXPECT_EQ(entries(dir.path() / "real"), std::vector<std::string>{"report.md"});
 }
 
@@ -92,7 +81,7 @@ TEST(OutputPath, DanglingSymlinkCreatesItsTarget) {
   fs::create_symlink(dir.file("made.md"), dir.file("link.md"));
   OutputPath::resolve(dir.file("link.md")).write("made\n");
   EXPECT_TRUE(fs::is_symlink(dir.file("link.md")));
-  EXPECT_EQ(slurp(dir.file("made.md")), "made\n");
+  EXPECT_EQ(read_text(dir.file("made.md")), "made\n");
 }
 
 TEST(OutputPath, FifoIsWrittenDirectlyNotReplaced) {
@@ -101,7 +90,7 @@ TEST(OutputPath, FifoIsWrittenDirectlyNotReplaced) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const OutputPath out = OutputPath::resolve(fifo);
   ASSERT_EQ(out.kind(), OutputPath::Kind::Direct);  // else the reader below would wait forever
-  auto reader = std::async(std::launch::async, [&] { return slurp(fifo); });
+  auto reader = std::async(std::launch::async, [&] { return read_text(fifo); });
   out.write("through the pipe\n");
   EXPECT_EQ(reader.get(), "through the pipe\n");
   EXPECT_TRUE(fs::is_fifo(fifo)) << "the FIFO was replaced by a file";

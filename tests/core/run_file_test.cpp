@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "support/sample_run.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
@@ -26,13 +27,6 @@ using test_support::user_error_of;
 
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-std::vector<std::string> entries(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 TEST(RunJson, HeaderFields) {
   RunDocument doc = test_support::sample_run();

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/result_db.hpp"
 #include "support/sample_run.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
@@ -23,13 +24,6 @@ namespace {
 using test_support::canonical;
 using test_support::TempDir;
 using test_support::user_error_of;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 RunDocument header_only() { return test_support::header_of(test_support::sample_run()); }
 
@@ -47,7 +41,7 @@ TEST(RunJournal, EveryRecordIsOnDiskWhenOnRecordReturns) {
   EXPECT_FALSE(back.finished);
   EXPECT_FALSE(back.doc.complete) << "a run without its finish line must read as incomplete";
   // One line per record after the header: appended, never rewritten.
-  const std::string text = slurp(path);
+  const std::string text = read_text(path);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
 
   j.set_finish_extra([] {
@@ -84,7 +78,7 @@ TEST(RunJournal, ACutOffLastLineIsDroppedAndABadMiddleLineIsLeftOutAndCounted) {
     j.on_record(all[0]);
     j.on_record(all[1]);
   }
-  const std::string whole = slurp(path);
+  const std::string whole = read_text(path);
   const std::string cut = whole.substr(0, whole.size() - 20);  // killed inside the last write
   JournalRead r = read_journal_text(cut, "cut.jsonl");
   EXPECT_TRUE(r.dropped_tail);
@@ -120,7 +114,7 @@ TEST(RunJournal, AFailedWriteStopsWithAClearErrorAndKeepsWhatWasWritten) {
   const auto all = test_support::sample_run().records;
   RunJournal j(path, header_only());
   j.on_record(all[0]);
-  const auto kept = slurp(path).size();
+  const auto kept = read_text(path).size();
 
   rlimit old{};
   ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -139,7 +133,7 @@ TEST(RunJournal, AFailedWriteStopsWithAClearErrorAndKeepsWhatWasWritten) {
   EXPECT_NE(message.find("cannot append to run journal " + path + ": File too large"), std::string::npos) << message;
   EXPECT_NE(message.find("The 1 record(s) written before are kept"), std::string::npos) << message;
   EXPECT_NE(message.find("gpudissect recover"), std::string::npos) << message;
-  EXPECT_EQ(slurp(path).size(), kept) << "the half-written line must be taken back";
+  EXPECT_EQ(read_text(path).size(), kept) << "the half-written line must be taken back";
   const JournalRead back = read_journal(path);
   EXPECT_FALSE(back.dropped_tail);
   ASSERT_EQ(back.doc.records.size(), 1u);

@@ -13,13 +13,12 @@
 #include "core/error.hpp"
 #include "core/gpu_lock.hpp"
 #include "support/sample_run.hpp"
+#include "support/text.hpp"
 
 extern char** environ;
 
 namespace gd {
 namespace {
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 GpuProcess proc(unsigned pid, unsigned long long mib = 1002) { return {pid, mib << 20, "compute"}; }
 

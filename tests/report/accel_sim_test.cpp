@@ -11,23 +11,12 @@
 
 #include "support/committed_suite.hpp"
 #include "support/sample_run.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
 
 const std::string kReference = std::string(GPUDISSECT_SOURCE_DIR) + "/data/accel-sim/SM90_H100.config";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-const RunDocument& suite() {
-  static const RunDocument doc = run_from_json(test_support::committed_suite(), test_support::kCommittedSuite);
-  return doc;
-}
 
 const ConfigLine* line(const AccelSimExport& e, const std::string& option) {
   for (const auto* part : {&e.gpgpusim, &e.trace})
@@ -37,7 +26,7 @@ const ConfigLine* line(const AccelSimExport& e, const std::string& option) {
 }
 
 double chase(const char* level) {
-  for (const Record& r : suite().records)
+  for (const Record& r : test_support::committed_suite_doc().records)
     if (r.id == "memory.latency.chase" && r.derived && to_string(r.params) == std::string("level=") + level + " variant=ca")
       return r.metric("latency/cycles")->value();
   return NAN;
@@ -46,9 +35,9 @@ double chase(const char* level) {
 // Accel-Sim's options as its tested H100 configuration uses them: an option we write that is not
 // among them would be a typo the simulator rejects.
 TEST(AccelSimExport, EveryOptionIsOneTheSimulatorTakes) {
-  const auto known = parse_config(slurp(kReference));
+  const auto known = parse_config(read_text(kReference));
   ASSERT_GT(known.size(), 100u);
-  const AccelSimExport e = accel_sim_export(suite());
+  const AccelSimExport e = accel_sim_export(test_support::committed_suite_doc());
   for (const auto* part : {&e.gpgpusim, &e.trace})
     for (const ConfigLine& l : *part) {
       EXPECT_TRUE(known.count(l.option)) << l.option;
@@ -59,7 +48,7 @@ TEST(AccelSimExport, EveryOptionIsOneTheSimulatorTakes) {
 // The memory latencies follow Accel-Sim's own tuner from our pointer-chase levels, and the
 // committed H200 run yields the opcode table the issue asks for (at least 40 opcodes).
 TEST(AccelSimExport, TheCommittedRunGivesLatenciesFromItsRecords) {
-  const AccelSimExport e = accel_sim_export(suite());
+  const AccelSimExport e = accel_sim_export(test_support::committed_suite_doc());
   const double l1 = chase("L1"), l2 = chase("L2"), dram = chase("DRAM");
   ASSERT_TRUE(std::isfinite(l1) && std::isfinite(l2) && std::isfinite(dram));
   EXPECT_EQ(line(e, "-gpgpu_l1_latency")->value, std::to_string(std::llround(l1)));
@@ -96,7 +85,7 @@ TEST(AccelSimExport, TheCommittedRunGivesLatenciesFromItsRecords) {
 }
 
 TEST(AccelSimExport, TheConfigurationFileNamesEachSource) {
-  const std::string text = render_config(accel_sim_export(suite()).gpgpusim, suite(), "gpgpusim.config");
+  const std::string text = render_config(accel_sim_export(test_support::committed_suite_doc()).gpgpusim, test_support::committed_suite_doc(), "gpgpusim.config");
   EXPECT_NE(text.find("\n# measured: memory.latency.chase (analysis) level=L1 variant=ca: latency/cycles 32\n-gpgpu_l1_latency 32\n"),
             std::string::npos)
       << text;
@@ -114,7 +103,7 @@ TEST(AccelSimExport, ParsesConfigurationsAsTheSimulatorDoes) {
 }
 
 TEST(AccelSimExport, TheDiffSetsEachOptionBesideTheirs) {
-  const std::string md = diff_config(accel_sim_export(suite()), parse_config(slurp(kReference)), "SM90_H100");
+  const std::string md = diff_config(accel_sim_export(test_support::committed_suite_doc()), parse_config(read_text(kReference)), "SM90_H100");
   EXPECT_NE(md.find("| `-gpgpu_l1_latency`"), std::string::npos) << md;
   // The row's cells, padding trimmed: option, ours, theirs, ratio, source.
   const auto cells_of = [&](const std::string& option) {

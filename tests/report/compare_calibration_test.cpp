@@ -15,7 +15,8 @@
 namespace gd {
 namespace {
 
-const std::string kMeasured = std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/";
+using test_support::kMeasuredDir;
+
 
 // (max - min) / 2 / |median|: how far a metric's own samples spread.
 double half_range(const Metric& m) { return m.stats.n < 2 ? 0 : (m.stats.max - m.stats.min) / 2 / std::fabs(m.value()); }
@@ -63,8 +64,8 @@ class CompareCalibration : public ::testing::TestWithParam<Pair> {};
 // 10-17 % apart between the two runs), inside the 1 % over all tested metrics; what separates a
 // drifting run from a regression is the run-to-run spread, not yet measured (issue 37's note).
 TEST_P(CompareCalibration, TwoRunsOfOneCardRaiseUnderOnePercentFalseAlarms) {
-  const RunDocument a = read_run_file(kMeasured + GetParam().a);
-  RunDocument b = read_run_file(kMeasured + GetParam().b);
+  const RunDocument a = read_run_file(kMeasuredDir + GetParam().a);
+  RunDocument b = read_run_file(kMeasuredDir + GetParam().b);
   ASSERT_EQ(a.device["uuid"], b.device["uuid"]);
   int tested = 0, called = 0, ranked = 0, rank_called = 0;
   std::string first;
@@ -87,8 +88,8 @@ TEST_P(CompareCalibration, TwoRunsOfOneCardRaiseUnderOnePercentFalseAlarms) {
 
 // A 5 % shift planted in every metric whose own half-range is under 1 %.
 TEST_P(CompareCalibration, AFivePercentShiftInAQuietMetricIsFound) {
-  const RunDocument a = read_run_file(kMeasured + GetParam().a);
-  RunDocument b = read_run_file(kMeasured + GetParam().b);
+  const RunDocument a = read_run_file(kMeasuredDir + GetParam().a);
+  RunDocument b = read_run_file(kMeasuredDir + GetParam().b);
   int planted = 0, found = 0, by_test = 0;
   each_pair(a, b, [&](const Record&, const Metric& ma, const Record&, Metric& mb) {
     if (mb.stats.n < 2 || mb.value() == 0 || half_range(mb) >= 0.01) return;
@@ -127,7 +128,7 @@ const std::vector<RunDocument>& runs_of(const std::vector<std::string>& names) {
   static std::map<std::string, std::vector<RunDocument>> cache;
   auto& runs = cache[names.front()];
   if (runs.empty())
-    for (const auto& n : names) runs.push_back(read_run_file(kMeasured + n));
+    for (const auto& n : names) runs.push_back(read_run_file(kMeasuredDir + n));
   return runs;
 }
 
@@ -204,7 +205,7 @@ TEST(RunToRunCommitted, TheTableIsWhatTheCommittedRunsGive) {
   std::vector<RunDocument> all = runs_of(kCardD);
   for (const auto& r : runs_of(kCardX)) all.push_back(r);
   const RunToRunTable built = build_run_to_run(all);
-  const RunToRunTable committed = read_run_to_run(kMeasured + kCommittedTable);
+  const RunToRunTable committed = read_run_to_run(kMeasuredDir + kCommittedTable);
   EXPECT_EQ(committed.pairs, 4);
   EXPECT_EQ(committed.runs.size(), 5u);
   ASSERT_EQ(committed.groups.size(), built.groups.size());
@@ -233,7 +234,7 @@ TEST(CompareCalibrationSingle, AOneAndAHalfFoldMoveOfAWidelySpreadPointIsFound) 
   const ChangeCounts c = count_changes(a, b, {});
   EXPECT_EQ(c.regressions + c.improvements + c.changed, 1);
   // And with the committed run-to-run table: the point's spread between runs is far below 50 %.
-  const RunToRunTable table = read_run_to_run(kMeasured + kCommittedTable);
+  const RunToRunTable table = read_run_to_run(kMeasuredDir + kCommittedTable);
   CompareOptions opts;
   opts.run_to_run = &table;
   const ChangeCounts with_table = count_changes(a, b, opts);

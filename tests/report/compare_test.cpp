@@ -10,20 +10,12 @@
 #include "core/clock_check.hpp"
 #include "report/format.hpp"
 #include "support/sample_run.hpp"
+#include "support/text.hpp"
 
 namespace gd {
 namespace {
 
 using test_support::metric;
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::string line_with(const std::string& text, const std::string& part) {
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (has(line, part)) return line;
-  return "";
-}
 
 // The cells of a Markdown table row, trimmed.
 std::vector<std::string> cells(const std::string& row) {
@@ -58,8 +50,8 @@ class CompareRuns : public ::testing::Test {
 TEST_F(CompareRuns, HeaderNamesBothDevicesAndRuns) {
   const std::string md = compare_runs(a, b);
   EXPECT_EQ(md.rfind("# gpudissect comparison: NVIDIA H100 80GB HBM3 (A) vs NVIDIA H200 (B)\n", 0), 0u);
-  EXPECT_TRUE(has(md, "- **A**: NVIDIA H100 80GB HBM3, run `run-a`"));
-  EXPECT_TRUE(has(md, "- **B**: NVIDIA H200, run `run-b`"));
+  EXPECT_TRUE(contains(md, "- **A**: NVIDIA H100 80GB HBM3, run `run-a`"));
+  EXPECT_TRUE(contains(md, "- **B**: NVIDIA H200, run `run-b`"));
   EXPECT_EQ(cells(line_with(md, "| GPU ")), (std::vector<std::string>{"GPU", "NVIDIA H100 80GB HBM3", "NVIDIA H200"}));
   EXPECT_EQ(cells(line_with(md, "| Run id ")), (std::vector<std::string>{"Run id", "run-a", "run-b"}));
 }
@@ -93,7 +85,7 @@ TEST_F(CompareRuns, WhatMovedLeadsLargestFirst) {
   std::vector<std::vector<std::string>> rows;
   std::istringstream in(list);
   for (std::string line; std::getline(in, line);)
-    if (line.rfind("| ", 0) == 0 && !has(line, "| Change ") && line.rfind("| --", 0) != 0) rows.push_back(cells(line));
+    if (line.rfind("| ", 0) == 0 && !contains(line, "| Change ") && line.rfind("| --", 0) != 0) rows.push_back(cells(line));
   ASSERT_EQ(rows.size(), 3u) << list;
   ASSERT_EQ(rows[0].size(), 9u);
   EXPECT_EQ(std::vector<std::string>(rows[0].begin(), rows[0].begin() + 7),
@@ -107,10 +99,10 @@ TEST_F(CompareRuns, WhatMovedLeadsLargestFirst) {
   EXPECT_EQ(rows[2].at(0), "+20.0% changed");
   EXPECT_EQ(rows[2].at(2), "chain=128");
   // The card-to-card note cites a section that exists (it cited "README, Comparing runs").
-  EXPECT_TRUE(has(md, "(docs/method.md, Comparing runs)")) << md;
+  EXPECT_TRUE(contains(md, "(docs/method.md, Comparing runs)")) << md;
   std::ifstream doc(std::string(GPUDISSECT_SOURCE_DIR) + "/docs/method.md");
   const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
-  EXPECT_TRUE(has(text, "\n## Comparing runs\n")) << "the section the note cites";
+  EXPECT_TRUE(contains(text, "\n## Comparing runs\n")) << "the section the note cites";
 }
 
 // A point measured beside another process (flagged contended) that moved is shown, never counted:
@@ -122,14 +114,14 @@ TEST_F(CompareRuns, AContendedPointsMoveIsShownButNotCounted) {
   EXPECT_EQ(c.contended, 1);
   EXPECT_EQ(c.changed, 1) << "chain=64 still counts: it was measured alone";
   const std::string md = compare_runs(a, b);
-  EXPECT_TRUE(has(md, "> ⚠ B has 1 measured points taken while another process used its GPU")) << md;
-  EXPECT_TRUE(has(md, "not counted as regressions or improvements (1 such moves in all)")) << md;
+  EXPECT_TRUE(contains(md, "> ⚠ B has 1 measured points taken while another process used its GPU")) << md;
+  EXPECT_TRUE(contains(md, "not counted as regressions or improvements (1 such moves in all)")) << md;
   const std::string tables = md.substr(md.find("## Matched"));
   EXPECT_EQ(cells(line_with(tables, "| bandwidth/tbps ")).at(6), "+100.0% (contended: not counted)");
   const auto list = md.find("## Moved beyond noise");
   ASSERT_NE(list, std::string::npos) << "chain=64 moved";
   const std::string moved = md.substr(list, md.find("\n## ", list + 1) - list);
-  EXPECT_FALSE(has(moved, "memory.bandwidth.dram")) << "the list of moves holds what the code or card did";
+  EXPECT_FALSE(contains(moved, "memory.bandwidth.dram")) << "the list of moves holds what the code or card did";
   const auto j = compare_runs_json(a, b);
   EXPECT_EQ(j["summary"]["contended_not_counted"], 1);
   EXPECT_EQ(j["summary"]["contended_points"]["b"], 1);
@@ -138,8 +130,8 @@ TEST_F(CompareRuns, AContendedPointsMoveIsShownButNotCounted) {
 
 TEST_F(CompareRuns, NothingMovedNoList) {
   const std::string md = compare_runs(a, a);
-  EXPECT_FALSE(has(md, "## Moved beyond noise"));
-  EXPECT_TRUE(has(md, "Nothing moved beyond the runs' own noise"));
+  EXPECT_FALSE(contains(md, "## Moved beyond noise"));
+  EXPECT_TRUE(contains(md, "Nothing moved beyond the runs' own noise"));
 }
 
 // The comparison opens with the headlines (report/headlines.hpp), each side naming its own record.
@@ -168,10 +160,10 @@ TEST_F(CompareRuns, UnmatchedRecordsAreListed) {
   const auto only_b = md.find("## Only in B");
   ASSERT_NE(only_a, std::string::npos);
   ASSERT_NE(only_b, std::string::npos);
-  EXPECT_TRUE(has(md.substr(only_a, only_b - only_a), "| latency.alu.ffma | chain=128 | ok"));
-  EXPECT_TRUE(has(md.substr(only_b), "| compute.peak.fp32 |"));
-  EXPECT_FALSE(has(md, "|   128 |")) << "an unmatched record has no comparison row";
-  EXPECT_TRUE(has(md, "3 records matched by probe id and parameters, 4 metrics compared; 2 matched but not compared "
+  EXPECT_TRUE(contains(md.substr(only_a, only_b - only_a), "| latency.alu.ffma | chain=128 | ok"));
+  EXPECT_TRUE(contains(md.substr(only_b), "| compute.peak.fp32 |"));
+  EXPECT_FALSE(contains(md, "|   128 |")) << "an unmatched record has no comparison row";
+  EXPECT_TRUE(contains(md, "3 records matched by probe id and parameters, 4 metrics compared; 2 matched but not compared "
                       "(skipped or failed); 1 only in A; 1 only in B."))
       << line_with(md, "records matched");
 }
@@ -193,9 +185,9 @@ TEST_F(CompareRuns, SkippedOrFailedOnEitherSideIsNotCompared) {
   const std::string md = compare_runs(a, b);
   const auto section = md.find("## Not compared");
   ASSERT_NE(section, std::string::npos);
-  EXPECT_TRUE(has(md.substr(section), "| memory.bandwidth.dram | blocks_per_sm=4 op=triad | ok "));
-  EXPECT_TRUE(has(md.substr(section), "failed: out of memory"));
-  EXPECT_FALSE(has(md, "| bandwidth/tbps "));
+  EXPECT_TRUE(contains(md.substr(section), "| memory.bandwidth.dram | blocks_per_sm=4 op=triad | ok "));
+  EXPECT_TRUE(contains(md.substr(section), "failed: out of memory"));
+  EXPECT_FALSE(contains(md, "| bandwidth/tbps "));
 }
 
 TEST_F(CompareRuns, AnalysisAndMeasuredRecordsDoNotMatchEachOther) {
@@ -203,8 +195,8 @@ TEST_F(CompareRuns, AnalysisAndMeasuredRecordsDoNotMatchEachOther) {
   b.records = a.records;
   b.records[0].derived = true;
   const std::string md = compare_runs(a, b);
-  EXPECT_TRUE(has(md, "0 records matched"));
-  EXPECT_TRUE(has(md.substr(md.find("## Only in B")), "| x.y.z (analysis) |"));
+  EXPECT_TRUE(contains(md, "0 records matched"));
+  EXPECT_TRUE(contains(md.substr(md.find("## Only in B")), "| x.y.z (analysis) |"));
 }
 
 }  // namespace

@@ -11,19 +11,14 @@
 namespace gd {
 namespace {
 
-const RunDocument& suite() {
-  static const RunDocument doc = run_from_json(test_support::committed_suite(), test_support::kCommittedSuite);
-  return doc;
-}
-
 double headline(const std::string& quantity) {
-  for (const Headline& h : resolve_headlines(suite()))
+  for (const Headline& h : resolve_headlines(test_support::committed_suite_doc()))
     if (h.rule->quantity == quantity) return h.value.value;
   return NAN;
 }
 
 TEST(MachineModel, TheCommittedRunFillsEveryPart) {
-  const nlohmann::json m = machine_model(suite());
+  const nlohmann::json m = machine_model(test_support::committed_suite_doc());
   EXPECT_EQ(m["kind"], "gpudissect-machine-model");
   EXPECT_EQ(m["version"], kMachineModelVersion);
   EXPECT_EQ(m["gpu"]["sm_count"], 132);
@@ -46,7 +41,7 @@ TEST(MachineModel, TheCommittedRunFillsEveryPart) {
 // A tensor rate measured at a lowered clock carries that clock and its projection to the
 // application clock, labelled as such.
 TEST(MachineModel, ATensorRateCarriesItsClockAndTheApplicationClocksProjection) {
-  const nlohmann::json model = machine_model(suite());
+  const nlohmann::json model = machine_model(test_support::committed_suite_doc());
   for (const auto& c : model["roofline"]["compute"]) {
     if (c["name"] != "wgmma bf16 → f32") continue;
     const double mhz = c["sm_clock_mhz"], rate = c["tera_ops_per_s"];
@@ -61,7 +56,7 @@ TEST(MachineModel, ATensorRateCarriesItsClockAndTheApplicationClocksProjection) 
 // FP32 and every tensor type from their headlines; FP64 from DFMA per clock per SM, converted at
 // its record's clock: 63.71 x 2 x 132 x ~1961 MHz = ~33 TFLOPS, half of FP32's 66.
 TEST(MachineModel, TheRooflineCeilingsAreTheHeadlines) {
-  const nlohmann::json r = machine_model(suite())["roofline"];
+  const nlohmann::json r = machine_model(test_support::committed_suite_doc())["roofline"];
   std::map<std::string, double> compute, bandwidth;
   for (const auto& c : r["compute"]) compute[c["name"]] = c["tera_ops_per_s"];
   for (const auto& b : r["bandwidth"]) bandwidth[b["level"]] = b["tb_per_s"];

@@ -21,10 +21,6 @@
 namespace gd::sass {
 namespace {
 
-CommandResult gpudissect(const std::string& args) {
-  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
-}
-
 TEST(SassCommand, AnnotatedListingOfACubin) {
   const std::string cubin = testing::nvcc_build(testing::kChainSource, "-cubin -O3 " + testing::gencode("sm_90a"), ".cubin");
   const auto r = gpudissect("sass --cubin " + cubin + " --kernel 'ffma_*'");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "support/text.hpp"
 
 namespace gd::test_support {
 
@@ -22,11 +23,6 @@ inline int run_cli(std::vector<std::string> args) {
   for (auto& a : args) argv.push_back(a.data());
   app.parse(static_cast<int>(argv.size()), argv.data());
   return action();
-}
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 }  // namespace gd::test_support

@@ -34,4 +34,11 @@ inline std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+#ifdef GPUDISSECT_BINARY
+// The built binary with `args` (shell words), its stderr merged into the output.
+inline CommandResult gpudissect(const std::string& args) {
+  return run_command(std::string(GPUDISSECT_BINARY) + " " + args + " 2>&1");
+}
+#endif
+
 }  // namespace gd
