@@ -1,0 +1,84 @@
+#include "analysis/cache_ways.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "analysis/change_point.hpp"
+
+namespace gd {
+namespace {
+
+// A walk one line past the ways that misses at least this share of its accesses thrashes the set.
+constexpr double kThrashShare = 0.9;
+// The re-reference verdicts: the first line kept (LRU) or lost (FIFO) in at least this share.
+constexpr double kVerdictShare = 0.9;
+
+// P(X >= k) for X ~ Binomial(n, p).
+double upper_tail(int k, int n, double p) {
+  double sum = 0;
+  for (int i = std::max(0, k); i <= n; ++i)
+    sum += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) + i * std::log(p) +
+                    (n - i) * std::log1p(-p));
+  return std::min(1.0, sum);
+}
+
+}  // namespace
+
+Ways infer_ways(std::span<const ConflictPoint> points) {
+  std::vector<double> x, y;
+  for (const ConflictPoint& p : points) {
+    x.push_back(p.lines);
+    y.push_back(p.latency);
+  }
+  Ways w;
+  const ChangePoints steps = find_change_points(x, y);  // throws on bad input
+  if (!steps.found()) {
+    w.note = "no step from hits to misses up to " + std::to_string(int(x.empty() ? 0 : x.back())) +
+             " lines (" + steps.note + "): the lines may not share a set, or the ways exceed the sweep";
+    return w;
+  }
+  const ChangePoint& s = steps.steps.front();
+  w.found = true;
+  w.ways = int(std::lround(s.last_before));
+  w.hit_latency = s.before;
+  w.miss_latency = *std::max_element(y.begin() + std::ptrdiff_t(s.lower_end) + 1, y.end());
+  w.confidence = s.confidence;
+  const auto next = std::find(x.begin(), x.end(), double(w.ways + 1));
+  w.next_measured = next != x.end();
+  if (!w.next_measured) {
+    w.note = "the sweep has no walk of " + std::to_string(w.ways + 1) + " lines: the policy is not judged";
+    return w;
+  }
+  const double span = w.miss_latency - w.hit_latency;
+  w.miss_share_next = std::clamp((y[std::size_t(next - x.begin())] - w.hit_latency) / span, 0.0, 1.0);
+  w.policy = w.miss_share_next >= kThrashShare ? "lru-like" : "not-lru";
+  w.note = w.policy == "lru-like"
+               ? "a cyclic walk of ways + 1 lines misses on every access: LRU or FIFO (the re-reference test tells them apart)"
+               : "a cyclic walk of ways + 1 lines still hits on some accesses: random, pseudo-LRU or an adaptive policy";
+  return w;
+}
+
+Rereference infer_rereference(int kept, int trials) {
+  if (trials <= 0 || kept < 0 || kept > trials)
+    throw std::invalid_argument("re-reference: kept must be within 0.." + std::to_string(trials) + " of a positive trial count");
+  Rereference r;
+  r.kept = kept;
+  r.trials = trials;
+  const double share = double(kept) / trials;
+  if (share >= kVerdictShare) {
+    r.policy = "lru";
+    r.confidence = 1 - upper_tail(kept, trials, 0.5);
+  } else if (share <= 1 - kVerdictShare) {
+    r.policy = "fifo";
+    r.confidence = 1 - upper_tail(trials - kept, trials, 0.5);
+  } else {
+    // How unlikely this count is from a cache that keeps (LRU) or loses (FIFO) the line 95 % of the time.
+    r.policy = "neither";
+    r.confidence = 1 - std::max(1 - upper_tail(kept + 1, trials, 0.95), upper_tail(kept, trials, 0.05));
+  }
+  return r;
+}
+
+}  // namespace gd

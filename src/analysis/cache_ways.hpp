@@ -1,0 +1,41 @@
+// A cache's ways and replacement policy from the classic conflict experiments (Mei and Chu 2016,
+// Jia et al. 2018): walk N lines that map to one set, cyclically, and time an access. Up to the
+// number of ways every access hits; one line more and, under LRU or FIFO, every access misses
+// (each line is evicted just before it is needed again), while random or pseudo-LRU replacement
+// keeps some hits. The re-reference experiment then tells LRU from FIFO: fill the set, touch the
+// first line again, bring in one new line, and ask whether the first line survived.
+#pragma once
+#include <span>
+#include <string>
+
+namespace gd {
+
+struct ConflictPoint {
+  double lines = 0;    // same-set lines in the cyclic walk
+  double latency = 0;  // time per access, any unit
+};
+
+struct Ways {
+  bool found = false;
+  int ways = 0;              // the longest walk whose accesses still hit
+  double hit_latency = 0, miss_latency = 0;
+  double miss_share_next = 0;  // of a walk one line longer than the ways: (latency - hit) / (miss - hit)
+  bool next_measured = false;  // the sweep had that walk (else the policy is not judged)
+  std::string policy;        // "lru-like", "not-lru", or "" when not judged
+  double confidence = 0;     // of the step from hits to misses (analysis/change_point's permutation test)
+  std::string note;          // how it was read, or why nothing was found
+};
+
+// points ascending in lines. Throws std::invalid_argument on unsorted or non-finite input.
+Ways infer_ways(std::span<const ConflictPoint> points);
+
+struct Rereference {
+  int kept = 0, trials = 0;  // trials in which the re-touched first line was still cached
+  std::string policy;        // "lru", "fifo" or "neither" (random or another policy)
+  double confidence = 0;     // 1 - the chance of a verdict this lopsided from a coin (binomial, p = 1/2)
+};
+
+// kept of trials; throws std::invalid_argument unless 0 <= kept <= trials and trials > 0.
+Rereference infer_rereference(int kept, int trials);
+
+}  // namespace gd

@@ -1,0 +1,137 @@
+#include "analysis/cache_ways.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace gd {
+namespace {
+
+enum class Policy { Lru, Fifo, Random };
+
+// One cache set of `ways` lines under a replacement policy: the synthetic hardware.
+class Set {
+ public:
+  Set(int ways, Policy p, std::uint64_t seed = 7) : ways_(ways), policy_(p), state_(seed) {}
+  bool access(int line) {  // true: a hit
+    const auto at = std::find(lines_.begin(), lines_.end(), line);
+    if (at != lines_.end()) {
+      if (policy_ == Policy::Lru) {  // most recent last
+        lines_.erase(at);
+        lines_.push_back(line);
+      }
+      return true;
+    }
+    if (int(lines_.size()) == ways_) {
+      const std::size_t victim = policy_ == Policy::Random ? next() % lines_.size() : 0;  // LRU and FIFO: the front
+      lines_.erase(lines_.begin() + std::ptrdiff_t(victim));
+    }
+    lines_.push_back(line);
+    return false;
+  }
+
+ private:
+  std::uint64_t next() { return state_ = state_ * 6364136223846793005ull + 1442695040888963407ull, state_ >> 33; }
+  int ways_;
+  Policy policy_;
+  std::uint64_t state_;
+  std::vector<int> lines_;
+};
+
+// The conflict sweep as a probe would time it: walks of 1..max_lines lines, latency per access
+// 30 on a hit and 200 on a miss, after one warm-up pass.
+std::vector<ConflictPoint> sweep(int ways, Policy p, int max_lines) {
+  std::vector<ConflictPoint> out;
+  for (int n = 1; n <= max_lines; ++n) {
+    Set set(ways, p);
+    for (int i = 0; i < n; ++i) set.access(i);
+    int misses = 0;
+    const int accesses = 64 * n;
+    for (int i = 0; i < accesses; ++i) misses += !set.access(i % n);
+    out.push_back({double(n), 30 + 170.0 * misses / accesses});
+  }
+  return out;
+}
+
+// The re-reference experiment: fill, touch line 0, bring in a new line, is line 0 still there?
+int rereference_kept(int ways, Policy p, int trials) {
+  int kept = 0;
+  for (int t = 0; t < trials; ++t) {
+    Set set(ways, p, 100 + std::uint64_t(t));
+    for (int i = 0; i < ways; ++i) set.access(i);
+    set.access(0);
+    set.access(ways);
+    kept += set.access(0);
+  }
+  return kept;
+}
+
+TEST(CacheWays, LruThrashesOneLinePastItsWays) {
+  const Ways w = infer_ways(sweep(4, Policy::Lru, 12));
+  ASSERT_TRUE(w.found) << w.note;
+  EXPECT_EQ(w.ways, 4);
+  EXPECT_EQ(w.policy, "lru-like");
+  EXPECT_DOUBLE_EQ(w.miss_share_next, 1.0);
+  EXPECT_GE(w.confidence, 0.99);
+}
+
+TEST(CacheWays, FifoLooksLikeLruToACyclicWalk) {
+  const Ways w = infer_ways(sweep(8, Policy::Fifo, 20));
+  ASSERT_TRUE(w.found) << w.note;
+  EXPECT_EQ(w.ways, 8);
+  EXPECT_EQ(w.policy, "lru-like");
+}
+
+TEST(CacheWays, RandomReplacementKeepsHitsPastItsWays) {
+  const Ways w = infer_ways(sweep(8, Policy::Random, 24));
+  ASSERT_TRUE(w.found) << w.note;
+  EXPECT_EQ(w.ways, 8);
+  EXPECT_EQ(w.policy, "not-lru");
+  EXPECT_LT(w.miss_share_next, 0.9);
+}
+
+TEST(CacheWays, NoConflictInTheSweepIsNotFound) {
+  const Ways w = infer_ways(sweep(16, Policy::Lru, 12));  // every walk fits
+  EXPECT_FALSE(w.found);
+  EXPECT_NE(w.note.find("no step"), std::string::npos) << w.note;
+}
+
+TEST(CacheWays, AMissingNextWalkLeavesThePolicyUnjudged) {
+  std::vector<ConflictPoint> pts;
+  for (const auto& p : sweep(4, Policy::Lru, 12))
+    if (p.lines != 5) pts.push_back(p);
+  const Ways w = infer_ways(pts);
+  ASSERT_TRUE(w.found);
+  EXPECT_EQ(w.ways, 4);
+  EXPECT_FALSE(w.next_measured);
+  EXPECT_EQ(w.policy, "");
+}
+
+TEST(CacheWays, RereferenceTellsLruFromFifoAndRandom) {
+  const Rereference lru = infer_rereference(rereference_kept(4, Policy::Lru, 40), 40);
+  EXPECT_EQ(lru.policy, "lru");
+  EXPECT_GE(lru.confidence, 0.99);
+  const Rereference fifo = infer_rereference(rereference_kept(4, Policy::Fifo, 40), 40);
+  EXPECT_EQ(fifo.policy, "fifo");
+  EXPECT_GE(fifo.confidence, 0.99);
+  const Rereference rnd = infer_rereference(rereference_kept(4, Policy::Random, 40), 40);
+  EXPECT_EQ(rnd.policy, "neither") << rnd.kept << " of 40 kept";
+}
+
+TEST(CacheWays, AFewTrialsGiveALowConfidence) {
+  const Rereference r = infer_rereference(3, 3);
+  EXPECT_EQ(r.policy, "lru");
+  EXPECT_LT(r.confidence, 0.9);  // three heads in a row happen one time in eight
+}
+
+TEST(CacheWays, BadCountsAreRefused) {
+  EXPECT_THROW(infer_rereference(5, 4), std::invalid_argument);
+  EXPECT_THROW(infer_rereference(0, 0), std::invalid_argument);
+  EXPECT_THROW(infer_rereference(-1, 4), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gd
