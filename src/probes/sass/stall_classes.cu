@@ -315,7 +315,7 @@ void run_stall_class(ProbeContext& ctx, const ClassRow& row) {
       for (int lane = 0; lane < kThreads; ++lane) seen.push_back(in.steps_seen(r.outcome.buffers.at(0), lane));
       t["steps_seen_lane0"] = seen[0];
       t["read"] = unwaited_read(seen, kSteps);
-      if (p.drop_waits && p.stall == 15) unwaited = t["read"];
+      if (p.drop_waits && p.stall == 15) unwaited = t["read"].get<std::string>();
     }
     table.push_back(std::move(t));
   }
