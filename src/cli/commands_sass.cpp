@@ -8,18 +8,23 @@
 #include <set>
 #include <sstream>
 
+#include <fstream>
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/executor.hpp"
+#include "core/output_file.hpp"
 #include "core/match.hpp"
 #include "core/parallel.hpp"
 #include "core/registry.hpp"
 #include "sass/disasm.hpp"
 #include "sass/fatbin.hpp"
 #include "sass/isa.hpp"
+#include "sass/isa_compare.hpp"
+#include "sass/isa_enumerated.hpp"
 #include "sass/patch.hpp"
 #include "sass/verify.hpp"
 
@@ -265,23 +270,76 @@ void add_verify(CLI::App& app, std::function<int()>& action) {
 
 // ------------------------------------------------------------------------------------ isa
 
+// The forms of the corpus tables `isa` just wrote (its JSON's form_table).
+std::vector<std::string> compiled_forms(const std::string& json_path) {
+  std::ifstream in(json_path);
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  std::vector<std::string> out;
+  if (j.is_object() && j.contains("form_table"))
+    for (const auto& f : j["form_table"]) out.push_back(f.value("form", ""));
+  return out;
+}
+
+// The enumerated table beside the corpus tables: isa-<arch>-enumerated.md and a summary line.
+void write_enumerated_beside(const sass::IsaSummary& s, const std::string& out_dir) {
+  const std::string path = sass::enumerated_isa_path(sass::Arch::parse(s.arch));
+  if (path.empty()) {
+    std::cerr << "gpudissect: note: no enumerated table data/isa/" << s.arch
+              << ".json.gz beside this binary (scripts/isa_enumerate.py writes it); corpus tables only\n";
+    return;
+  }
+  const auto isa = sass::EnumeratedIsa::load(path);
+  const auto compiled = compiled_forms(s.json_path);
+  const auto cov = sass::compiled_coverage(isa, compiled);
+  std::ostringstream md;
+  sass::write_enumerated_markdown(md, isa, compiled);
+  const std::string md_path = out_dir + "/isa-" + s.arch + "-enumerated.md";
+  write_file_atomic(md_path, md.str());
+  const auto& c = isa.counts();
+  std::cout << s.arch << " enumerated: " << c.opcodes << " opcodes, " << c.encoding_classes << " encoding classes, "
+            << c.forms << " forms, " << c.encoding_variants << " encoding variants (" << path << ")\n"
+            << "seen in compiled code: " << cov.compiled << " forms, " << cov.enumerated << " of them enumerated\n"
+            << "wrote " << md_path << "\n";
+}
+
+// `isa --generations`: the enumerated tables of every arch that has one, compared in order.
+int print_generations() {
+  std::vector<sass::EnumeratedIsa> tables;
+  for (const char* a : {"sm_90a", "sm_100a", "sm_120a"}) {
+    const std::string path = sass::enumerated_isa_path(sass::Arch::parse(a));
+    if (!path.empty()) tables.push_back(sass::EnumeratedIsa::load(path));
+  }
+  if (tables.empty())
+    throw UserError("isa --generations: no enumerated tables (data/isa/<arch>.json.gz) beside this binary");
+  std::vector<const sass::EnumeratedIsa*> ptrs;
+  for (const auto& t : tables) ptrs.push_back(&t);
+  sass::write_generations_markdown(std::cout, ptrs);
+  return 0;
+}
+
 void add_isa(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("isa", "Build ISA reference tables (opcodes, forms, encodings, control words)");
   auto opts = std::make_shared<sass::IsaOptions>();
-  cmd->add_option("--arch", opts->arch_text, "Architecture, e.g. sm_90a")->required();
+  auto generations = std::make_shared<bool>(false);
+  cmd->add_option("--arch", opts->arch_text, "Architecture, e.g. sm_90a");
+  cmd->add_flag("--generations", *generations,
+                "Compare the enumerated tables of sm_90a, sm_100a and sm_120a and the SM100a reference (Markdown)");
   cmd->add_option("--out", opts->out_dir, "Output directory (default: isa-<arch>)");
   cmd->add_option("--exe", opts->executable, "Take the kernels of this executable instead of ours");
   auto* corpus =
       cmd->add_option("--corpus", opts->corpus_dir, "Directory of .cu corpus files (default: src/sass/corpus)");
   cmd->add_flag("--no-corpus", opts->skip_corpus, "Use only the binary's kernels, not the PTX corpus")->excludes(corpus);
-  cmd->callback([&action, opts] {
-    action = [opts] {
-      if (opts->out_dir == "-") throw UserError("isa writes two files into the folder --out names; '-' is not a folder");
+  cmd->callback([&action, opts, generations] {
+    action = [opts, generations] {
+      if (*generations) return print_generations();
+      if (opts->arch_text.empty()) throw UserError("isa needs --arch (e.g. sm_100a) or --generations");
+      if (opts->out_dir == "-") throw UserError("isa writes its files into the folder --out names; '-' is not a folder");
       sass::set_disassembly_progress(true);
       const sass::IsaSummary s = sass::build_isa_tables(*opts, std::cerr);
       std::cout << s.arch << ": " << s.instructions << " instructions, " << s.opcodes << " opcodes, " << s.forms
                 << " forms, " << s.encoding_variants << " encoding variants\n"
                 << "wrote " << s.markdown_path << "\n      " << s.json_path << "\n";
+      write_enumerated_beside(s, opts->out_dir.empty() ? "isa-" + s.arch : opts->out_dir);
       return 0;
     };
   });

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "sass/isa_validate.hpp"
 
 namespace gd::sass {
 
@@ -107,7 +108,12 @@ void ControlPatch::set_control(std::size_t i, const ControlWord& w) {
   e.word.hi = w.encode(e.word.hi);
 }
 
-void ControlPatch::set_word(std::size_t i, const Instruction128& w) { edit(i).word = w; }
+// A whole word that keeps the opcode field must keep the form too (the enumerated tables judge):
+// a register rewrite that slips into a modifier bit would time another instruction.
+void ControlPatch::set_word(std::size_t i, const Instruction128& w) {
+  check_patched_word(k_.cubin.arch(), k_.word(i), w);
+  edit(i).word = w;
+}
 
 void ControlPatch::rename_barrier(int from, int to) {
   if (from < 0 || from > 5 || to < 0 || to > 7)
