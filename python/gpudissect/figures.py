@@ -210,6 +210,14 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
     all_keys = set(keys)
     from_zero = is_rate(unit) and not view.log_y
     band = _spread(measured, from_zero)
+    # A single line is drawn with the probe's other metrics of its quantity and unit, one line each
+    # (clusters coresident beside the occupancy API's answer and the GPC map's prediction).
+    siblings = []
+    if not series_cols:
+        same = rows[(~rows["derived"]) & (rows["unit"] == unit) & (rows["metric"] != metric)]
+        for m, srows in same.groupby("metric", sort=False):
+            if m.split("/")[0] == metric.split("/")[0] and numeric_param(srows, view.x) and len(siblings) < MAX_SERIES - 1:
+                siblings.append((m, srows))
     split = _panel_split(measured, series_cols)
     line_cols = [c for c in series_cols if c not in split]
 
@@ -217,7 +225,7 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
         colors = {}
         for i, (key, grp) in enumerate(panel.groupby(keys[panel.index], sort=False)):
             grp = grp.sort_values(view.x)
-            label = _assignments(line_cols, grp.iloc[0][line_cols]) or metric
+            label = _assignments(line_cols, grp.iloc[0][line_cols]) or (_tail_words(metric) if siblings else metric)
             # A marker a point shows where a short sweep measured; a long one reads as its line.
             line, = ax.plot(grp[view.x].astype(float), grp["value"], marker="o" if len(grp) <= MAX_MARKED else "",
                             markersize=3, label=label, color=PALETTE[i])
@@ -225,6 +233,10 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
             if band:  # the repeats' spread, where it is wide enough to see
                 ax.fill_between(grp[view.x].astype(float), grp[band[0]].astype(float), grp[band[1]].astype(float),
                                 color=PALETTE[i], alpha=0.2, linewidth=0)
+        for j, (m, srows) in enumerate(siblings, start=len(colors)):
+            srows = srows.sort_values(view.x)
+            ax.plot(srows[view.x].astype(float), srows["value"], marker="o" if len(srows) <= MAX_MARKED else "",
+                    markersize=3, label=_tail_words(m), color=PALETTE[j])
         for s in spans:  # a band goes with its series' panel; one matching no series goes everywhere
             if s["key"] in colors or s["key"] not in all_keys:
                 color = colors.get(s["key"], "0.3")
@@ -244,8 +256,8 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
         if from_zero:
             ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-        if line_cols:
-            ax.legend(fontsize=7 if len(colors) <= 6 else 6)
+        if line_cols or siblings:
+            ax.legend(fontsize=7 if len(colors) + len(siblings) <= 6 else 6)
 
     # Small multiples: one panel per value of the split columns, lines beyond MAX_SERIES in parts.
     panels = []
@@ -281,6 +293,11 @@ def _spread(rows: pd.DataFrame, from_zero: bool) -> tuple[str, str, str] | None:
             width = (rows[hi].astype(float) - rows[lo].astype(float)).max()
             return (lo, hi, what) if span > 0 and width > SPREAD_VISIBLE * span else None
     return None
+
+
+def _tail_words(metric: str) -> str:
+    """A metric's name after its quantity, in words: `clusters/occupancy_api` is "occupancy api"."""
+    return metric.split("/", 1)[-1].replace("_", " ")
 
 
 def _span_rows(rows: pd.DataFrame, view: View, metric: str, series_cols: list[str]) -> list[dict]:

@@ -108,3 +108,20 @@ def test_the_page_places_a_records_figures_under_its_probe(tmp_path):
     page = build_html(load_run(path), {"markdown": "# r\n\n## pipes\n\n### pipes.coissue.matrix\n\nt\n"}, recs)
     at = page.index('id="pipes.coissue.matrix"')
     assert page.index('data-kind="matrix" data-probe="pipes.coissue.matrix"') > at
+
+
+def test_a_single_line_is_drawn_beside_the_probes_metrics_of_its_unit(tmp_path, monkeypatch):
+    """Cluster occupancy: the clusters that ran at once beside the occupancy API's answer and the
+    GPC map's prediction, one figure; a metric in another unit stays out."""
+    metrics = lambda c: [{"name": n, "unit": u, "median": v, "min": v, "max": v, "n": 1} for n, u, v in
+                         (("clusters/coresident", "clusters", 132.0 / c), ("clusters/occupancy_api", "clusters", 130.0 / c),
+                          ("clusters/predicted_from_gpc_map", "clusters", 132.0 / c), ("sms/idle", "SMs", float(c)))]
+    doc = {"schema_version": 1, "run_id": "r", "device": {"name": "GPU"}, "records": [
+        {"id": "topology.cluster.occupancy", "category": "topology", "status": "ok", "params": {"cluster_size": c},
+         "metrics": metrics(c)} for c in (1, 2, 4, 8, 16)]}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc))
+    fig, = plan_figures(load_run(path))
+    ax = drawn(fig, monkeypatch).axes[0]
+    assert [ln.get_label() for ln in ax.get_lines()] == ["coresident", "occupancy api", "predicted from gpc map"]
+    assert ax.get_legend() is not None
