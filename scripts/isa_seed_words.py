@@ -1,5 +1,6 @@
 """Valid instruction words from code the compiler emits: our SASS corpus (src/sass/corpus/*.cu)
-compiled for one arch, each kernel's .text read out of the cubin. The enumerator starts from these
+compiled for one arch, and optionally a built binary's cubins (its probes: wgmma's BGMMA and the
+like, which the corpus does not compile), each kernel's .text read out of the cubin. The enumerator starts from these
 as well as from random words: some opcodes (texture fetches) are valid only with several fields
 set at once, which random backgrounds rarely hit.
 """
@@ -55,3 +56,19 @@ def compile_corpus(corpus_dir: str, arch: str, jobs: int = 2) -> list[tuple[int,
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             return [w for words in pool.map(build, sources) for w in words]
+
+
+def binary_words(binary: str, arch: str, cuobjdump: str) -> list[tuple[int, int]]:
+    """Every distinct word of the cubins for `arch` that `cuobjdump -xelf all` extracts from a
+    binary (named <unit>.<arch>.cubin)."""
+    words: set[tuple[int, int]] = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run(["nice", "-n", "19", cuobjdump, "-xelf", "all", os.path.abspath(binary)],
+                           cwd=tmp, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"cuobjdump -xelf {binary}: {r.stderr.strip()[:300]}")
+        for name in os.listdir(tmp):
+            if name.endswith(f".{arch}.cubin"):
+                with open(os.path.join(tmp, name), "rb") as f:
+                    words.update(text_words(f.read()))
+    return sorted(words)

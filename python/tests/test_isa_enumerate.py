@@ -158,3 +158,30 @@ def test_seeds_of_other_forms_find_bits_that_matter_only_under_a_modifier():
     assert en.maps[("ADD", 0x001)].classes[44] == "m"
     en.enumerate_forms()
     assert "ADD.SAT.HI.RP" in {f for f, _ in ie.build_variants(en)}
+
+
+def tiny_cubin(text: bytes) -> bytes:
+    """An ELF64 file with a null section, .shstrtab and one .text.k section holding `text`."""
+    import struct
+    names = b"\0.shstrtab\0.text.k\0"
+    body_at = 64
+    names_at, text_at = body_at, body_at + len(names)
+    shoff = text_at + len(text)
+    header = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+    header += struct.pack("<HHIQQQIHHHHHH", 2, 190, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 3, 1)
+    sections = struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    sections += struct.pack("<IIQQQQIIQQ", 1, 3, 0, 0, names_at, len(names), 0, 0, 1, 0)
+    sections += struct.pack("<IIQQQQIIQQ", 11, 1, 6, 0, text_at, len(text), 0, 0, 128, 0)
+    return header + names + text + sections
+
+
+def test_text_words_reads_each_kernels_code_from_a_cubin():
+    import struct
+    import isa_seed_words as sw
+    code = struct.pack("<QQQQ", 0x7918, 0x000FC00000000000, 0xDF00FF017B82, 0x000FE20000000800)
+    assert sw.text_words(tiny_cubin(code)) == [(0x7918, 0x000FC00000000000), (0xDF00FF017B82, 0x000FE20000000800)]
+    try:
+        sw.text_words(b"not an elf")
+        raise AssertionError("a non-ELF input was read")
+    except ValueError:
+        pass
