@@ -20,8 +20,7 @@ struct GenerationDiff {
   // (not exhaustively): their absence there is not evidence, so they count as neither new nor removed.
   std::size_t forms_unsampled = 0;
   // Kept forms whose operand-kind signatures differ, and those with the same signatures whose
-  // fixed bits differ (the same text, encoded elsewhere); only where both tables enumerated the
-  // opcode exhaustively.
+  // fixed bits differ (the same text, encoded elsewhere).
   std::size_t forms_resigned = 0, forms_reencoded = 0;
   struct OpcodeChange {
     std::string opcode;
