@@ -4,7 +4,7 @@
   nice -n 19 .venv/bin/python scripts/isa_enumerate.py --arch sm_100a --out data/isa/sm_100a.json.gz
 
 0. Seeds: every word of our SASS corpus (src/sass/corpus) compiled for the arch, and with
-   --seed-binary every word of a built binary's cubins for it (build/gpudissect: its probes).
+   --from-binary every word of a built binary's cubins for it (build/gpudissect: its probes).
 1. Opcode field: every value of bits 0..11 over a few backgrounds (all zero, and random bits
    12..104/126..127) finds the encoding classes: (base opcode, opcode-field value) pairs.
 2. Per class, each non-control bit of a few valid seed words is flipped alone and the text
@@ -239,7 +239,7 @@ def to_json(en: Enumerator, variants, args, seconds: float) -> dict:
         "source": "enumerated from the disassembler (scripts/isa_enumerate.py)",
         "command": f"nice -n 19 .venv/bin/python scripts/isa_enumerate.py --arch {args.arch} "
                    f"--seed {args.seed} --backgrounds {args.backgrounds}"
-                   + (f" --seed-binary {args.seed_binary}" if args.seed_binary else "") + f" --out {args.out}",
+                   + (f" --from-binary {args.seed_binary}" if args.seed_binary else "") + f" --out {args.out}",
         "nvdisasm": en.d.version,
         "seconds": round(seconds, 1),
         "nvdisasm_calls": en.d.calls,
@@ -289,7 +289,7 @@ def main(argv=None) -> int:
     p.add_argument("--random-combos", type=int, default=1024)
     p.add_argument("--corpus", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "sass", "corpus"),
                    help="folder of .cu files whose compiled words seed the search ('' for none)")
-    p.add_argument("--seed-binary", default="", help="a built binary whose cubins for the arch seed the search too")
+    p.add_argument("--from-binary", "--seed-binary", dest="seed_binary", default="", help="a built binary whose cubins for the arch seed the search too")
     p.add_argument("--jobs", type=int, default=2, help="nvdisasm processes at once")
     p.add_argument("--cache-dir", default=os.path.expanduser("~/.cache/gpudissect"),
                    help="decoded words kept here ('' turns the cache off)")

@@ -101,7 +101,7 @@ void write_reference(std::ostream& os, const EnumeratedIsa& isa) {
      << "| encoding variants (ours: class signatures) | " << r.encoding_variants << " | " << c.class_signatures << " |\n"
      << "| forms with modifiers / their variants | | " << c.forms << " / " << c.encoding_variants << " |\n\n"
      << "The reference found its instructions by replaying a 20-million-instruction corpus: what compilers "
-        "emit. Its table of opcodes is not in the seed, so opcodes are compared by the mnemonics its text "
+        "emit. Its table of opcodes is not in the copy we hold, so opcodes are compared by the mnemonics its text "
         "names:\n\n| named in the reference | enumerated |\n|---|---|\n";
   for (const auto& n : r.named) {
     const bool found = n.find('.') == std::string::npos ? isa.has_opcode(n) : isa.forms().count(n) > 0;
@@ -162,7 +162,7 @@ GenerationDiff diff_generations(const EnumeratedIsa& from, const EnumeratedIsa& 
 const IsaReference& sm100a_reference() {
   // seeds/003_abb1e8f3e14594f1.txt: "163 opcodes · 400 instruction forms · 1628 encoding variants",
   // and the mnemonics its sections on divergence, barriers and addressing name.
-  static const IsaReference r{"SM100a ISA reference (seeds/003)", 163, 400, 1628,
+  static const IsaReference r{"SM100a ISA reference", 163, 400, 1628,
                               {"BSSY", "BSYNC", "LDC", "LDG", "LDG.E", "LDS", "S2R", "STG", "TEX", "WARPSYNC"}};
   return r;
 }

@@ -282,7 +282,7 @@ TEST(ReferenceComparison, Sm100aHasAtLeastTheReferencesOpcodeCount) {
 TEST(IsaEnumeratedCommand, GenerationsComparesTheCommittedTables) {
   const auto r = run_command(std::string(GPUDISSECT_BINARY) + " isa --generations 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;
-  for (const char* line : {"## sm_90a → sm_100a", "## sm_100a → sm_120a", "## sm_100a against the SM100a reference"})
+  for (const char* line : {"## sm_90a → sm_100a", "## sm_100a → sm_120a", "## sm_100a against the SM100a ISA reference"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line;
   const auto bare = run_command(std::string(GPUDISSECT_BINARY) + " isa 2>&1");
   EXPECT_EQ(bare.status, 2) << bare.output;
