@@ -81,4 +81,29 @@ Rereference infer_rereference(int kept, int trials) {
   return r;
 }
 
+SetGeometry infer_set_geometry(std::span<const DistanceWays> sweeps) {
+  for (std::size_t i = 1; i < sweeps.size(); ++i)
+    if (!(sweeps[i].distance > sweeps[i - 1].distance))
+      throw std::invalid_argument("set geometry: distances must ascend");
+  SetGeometry g;
+  if (sweeps.empty() || !sweeps.back().ways.found) {
+    g.note = "the largest distance made no lines conflict within the walk: a hashed set index, or more ways than the walk";
+    return g;
+  }
+  const int plateau = sweeps.back().ways.ways;
+  std::size_t first = sweeps.size() - 1;
+  while (first > 0 && sweeps[first - 1].ways.found && sweeps[first - 1].ways.ways == plateau) --first;
+  if (first + 1 == sweeps.size()) {
+    g.note = "only the largest distance found " + std::to_string(plateau) +
+             " ways: the set stride may be larger still, so this is an upper bound on the ways";
+    return g;
+  }
+  g.found = true;
+  g.ways = plateau;
+  g.set_stride = sweeps[first].distance;
+  g.at = &sweeps[first].ways;
+  g.note = "lines " + std::to_string(int(g.set_stride)) + " B apart and farther share a set of " + std::to_string(plateau) + " ways";
+  return g;
+}
+
 }  // namespace gd

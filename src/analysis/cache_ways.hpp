@@ -29,6 +29,26 @@ struct Ways {
 // points ascending in lines. Throws std::invalid_argument on unsorted or non-finite input.
 Ways infer_ways(std::span<const ConflictPoint> points);
 
+// The same walk at several distances between its lines. Below the set stride the lines spread
+// over several sets and more of them fit; from the set stride on they share one set and the
+// ways found stop changing. The set stride is the smallest distance of that plateau; it takes two
+// distances agreeing to call it one (a plateau of one distance is only a bound).
+struct DistanceWays {
+  double distance = 0;  // bytes between the walk's lines
+  Ways ways;
+};
+
+struct SetGeometry {
+  bool found = false;
+  int ways = 0;
+  double set_stride = 0;      // bytes: sets x line
+  const Ways* at = nullptr;   // the plateau's first distance (its hit/miss latencies and policy)
+  std::string note;
+};
+
+// distances ascending. Throws std::invalid_argument when unsorted.
+SetGeometry infer_set_geometry(std::span<const DistanceWays> sweeps);
+
 struct Rereference {
   int kept = 0, trials = 0;  // trials in which the re-touched first line was still cached
   std::string policy;        // "lru", "fifo" or "neither" (random or another policy)

@@ -135,3 +135,46 @@ TEST(CacheWays, BadCountsAreRefused) {
 
 }  // namespace
 }  // namespace gd
+
+namespace gd {
+namespace {
+
+// A set-associative cache of `sets` sets of `ways` 64-byte lines, modulo-indexed: walks at
+// distance d put n lines into sets (k * d / 64) mod sets.
+DistanceWays walk_at(double distance, int sets, int ways) {
+  const int sets_used = std::max(1, int(sets * 64 / distance));
+  std::vector<ConflictPoint> pts;
+  for (int n = 1; n <= 40; ++n) pts.push_back({double(n), n <= ways * sets_used ? 35.0 : 105.0});
+  return {distance, infer_ways(pts)};
+}
+
+TEST(SetGeometry, PlateauOfWaysGivesTheSetStride) {
+  std::vector<DistanceWays> sweeps;
+  for (double d : {64, 128, 256, 512, 1024}) sweeps.push_back(walk_at(d, 8, 4));
+  const SetGeometry g = infer_set_geometry(sweeps);
+  ASSERT_TRUE(g.found) << g.note;
+  EXPECT_EQ(g.ways, 4);
+  EXPECT_EQ(g.set_stride, 512);
+  ASSERT_NE(g.at, nullptr);
+  EXPECT_EQ(g.at->ways, 4);
+}
+
+TEST(SetGeometry, PlateauOfOneDistanceIsOnlyABound) {
+  std::vector<DistanceWays> sweeps;
+  for (double d : {64, 128, 256, 512}) sweeps.push_back(walk_at(d, 8, 4));
+  const SetGeometry g = infer_set_geometry(sweeps);
+  EXPECT_FALSE(g.found);
+  EXPECT_NE(g.note.find("upper bound"), std::string::npos);
+}
+
+TEST(SetGeometry, NoConflictAtTheLargestDistanceIsNotFound) {
+  std::vector<ConflictPoint> flat;
+  for (int n = 1; n <= 40; ++n) flat.push_back({double(n), 41.0});
+  const std::vector<DistanceWays> sweeps = {{2048, infer_ways(flat)}, {4096, infer_ways(flat)}};
+  EXPECT_FALSE(infer_set_geometry(sweeps).found);
+  const std::vector<DistanceWays> unsorted = {{4096, infer_ways(flat)}, {2048, infer_ways(flat)}};
+  EXPECT_THROW(infer_set_geometry(unsorted), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gd

@@ -1,0 +1,1012 @@
+// The memory hierarchy discovered rather than assumed (Mei and Chu 2016; Jia et al. 2018; MT4G
+// 2025): each cache's capacity, line and fetch granularity, ways and replacement policy, for every
+// load path a kernel has: plain loads through L1 (ca), L2 only (cg), the read-only path (nc), the
+// texture path (tex) and the constant caches (const). One dependent chase kernel serves every
+// experiment; what differs is the chain the host writes into the buffer:
+//   capacity  a random cycle over slots `stride` bytes apart: latency steps up where the
+//             footprint outgrows a level (analysis/change_point), and where that knee moves with
+//             the stride tells the line (analysis/fetch_granularity);
+//   carveout  the L1 capacity at each shared-memory carveout the driver is asked for;
+//   fetch     a sequential first-touch walk at a stride: loads miss on a share stride / G, so the
+//             latency ramps up to the fetch granularity G;
+//   ways      n lines a fixed distance apart walked cyclically: the distance that makes them
+//             conflict and the n where they stop fitting give the set stride and the ways
+//             (analysis/cache_ways), and a re-reference test tells LRU from FIFO.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/cache_ways.hpp"
+#include "analysis/change_point.hpp"
+#include "analysis/fetch_granularity.hpp"
+#include "core/device_buffer.hpp"
+#include "core/launch.cuh"
+#include "core/ptx_memory.cuh"
+#include "core/registry.hpp"
+#include "core/timing.cuh"
+#include "memory_tools.hpp"
+
+namespace gd {
+namespace {
+
+enum Path : int { kCa = 0, kCg = 1, kNc = 2, kTex = 3, kConst = 4 };
+const std::vector<std::string> kPathNames = {"ca", "cg", "nc", "tex", "const"};
+
+constexpr int kConstWords = 16384;  // 64 KiB: all a kernel may declare
+constexpr int kUnroll = 8;
+constexpr int kWarmThreads = 512;
+__constant__ unsigned gd_hier_const[kConstWords];
+
+// The next index of the chain through the path's load; every path holds word indices.
+template <int P>
+__device__ __forceinline__ unsigned next_index(const unsigned* buf, cudaTextureObject_t tex, unsigned i) {
+  if constexpr (P == kCa) return ptx::ldw_plain<4>(buf + i);
+  else if constexpr (P == kCg) return ptx::ldw_cg<4>(buf + i);
+  else if constexpr (P == kNc) return ptx::ldw_nc<4>(buf + i);
+  else if constexpr (P == kTex) return tex1Dfetch<unsigned>(tex, int(i));
+  else return gd_hier_const[i];
+}
+
+// The block first loads every `slot_words`-th word of the first `warm_words` (0: none) through
+// the path, in parallel and in no particular order; thread 0 then follows the chain untimed for
+// `warm_steps` and timed for `steps`.
+template <int P>
+__global__ void __launch_bounds__(kWarmThreads) hier_chase_kernel(const unsigned* buf, cudaTextureObject_t tex,
+                                                                  unsigned warm_words, unsigned slot_words,
+                                                                  unsigned start, int warm_steps, int steps,
+                                                                  RegionTiming* timing, unsigned* sink) {
+  unsigned touched = 0;
+  for (unsigned w = threadIdx.x * slot_words; w < warm_words; w += blockDim.x * slot_words)
+    touched ^= next_index<P>(buf, tex, w);
+  __syncthreads();
+  if (threadIdx.x != 0) {
+    if (touched == 0xffffffffu) sink[1] = touched;  // keeps the warm loads; no index is that large
+    return;
+  }
+  unsigned i = start;
+#pragma unroll 1
+  for (int s = 0; s < warm_steps; ++s) i = next_index<P>(buf, tex, i);
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int s = 0; s < steps; s += kUnroll) {
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) i = next_index<P>(buf, tex, i);
+  }
+  timing[0] = clock.end();
+  sink[0] = i;
+}
+
+// Brings `words` into L2 (.cg: no L1 allocation), or with `scrub` evicts what L2 held by reading
+// another buffer: the state a first-touch walk starts from.
+__global__ void hier_l2_touch_kernel(const unsigned* buf, long long words, unsigned* sink) {
+  unsigned acc = 0;
+  for (long long w = (blockIdx.x * (long long)blockDim.x + threadIdx.x) * 8; w < words; w += (long long)gridDim.x * blockDim.x * 8)
+    acc ^= ptx::ldw_cg<4>(buf + w);
+  if (acc == 0xffffffffu) sink[0] = acc;
+}
+
+int path_of(const std::string& name) {
+  const auto at = std::find(kPathNames.begin(), kPathNames.end(), name);
+  if (at == kPathNames.end()) throw UserError("unknown load path '" + name + "' (ca, cg, nc, tex or const)");
+  return int(at - kPathNames.begin());
+}
+
+// A linear texture over the buffer's words, for the tex path (0 for the others).
+class LinearTexture {
+ public:
+  LinearTexture(const unsigned* buf, std::size_t words, bool wanted) {
+    if (!wanted) return;
+    cudaResourceDesc res{};
+    res.resType = cudaResourceTypeLinear;
+    res.res.linear.devPtr = const_cast<unsigned*>(buf);
+    res.res.linear.desc = cudaCreateChannelDesc<unsigned>();
+    res.res.linear.sizeInBytes = words * sizeof(unsigned);
+    cudaTextureDesc desc{};
+    desc.readMode = cudaReadModeElementType;
+    GD_CUDA_CHECK(cudaCreateTextureObject(&tex_, &res, &desc, nullptr));
+  }
+  ~LinearTexture() {
+    if (tex_) GD_CUDA_CHECK_NOTHROW(cudaDestroyTextureObject(tex_));
+  }
+  LinearTexture(const LinearTexture&) = delete;
+  LinearTexture& operator=(const LinearTexture&) = delete;
+  cudaTextureObject_t get() const { return tex_; }
+
+ private:
+  cudaTextureObject_t tex_ = 0;
+};
+
+// The chain lives in device memory for the global and texture paths and in the constant table
+// for const; this owns both and the launch of one chase.
+class Chase {
+ public:
+  Chase(ProbeContext& ctx, int path, std::size_t words)
+      : ctx_(ctx), path_(path), words_(words), buf_(path == kConst ? 0 : words), tex_(buf_.get(), words, path == kTex) {
+    if (path == kConst && words > std::size_t(kConstWords))
+      throw UserError("the constant path holds at most " + std::to_string(kConstWords * 4) + " bytes");
+    if (path == kTex) {
+      int max_width = 0;
+      GD_CUDA_CHECK(cudaDeviceGetAttribute(&max_width, cudaDevAttrMaxTexture1DLinearWidth, 0));
+      if (words > std::size_t(max_width)) ctx.skip("footprint exceeds the largest linear texture");
+    }
+  }
+  // Writes the chain (next index per word; words not on the chain point to themselves).
+  void write(const std::vector<unsigned>& chain) {
+    if (path_ == kConst) GD_CUDA_CHECK(cudaMemcpyToSymbol(gd_hier_const, chain.data(), chain.size() * sizeof(unsigned)));
+    else buf_.from_host(chain);
+  }
+  // The driver's preferred carveout for this path's kernel, in percent of the most shared memory.
+  void set_carveout(int percent_shared) {
+    GD_CUDA_CHECK(cudaFuncSetAttribute(kernel(), cudaFuncAttributePreferredSharedMemoryCarveout, percent_shared));
+    cudaFuncAttributes attr{};
+    GD_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel()));
+    ctx_.extra()["shared_carveout"] = {{"requested_percent", percent_shared},
+                                       {"reported_preferred_percent", attr.preferredShmemCarveout},
+                                       {"device_shared_per_sm_bytes", ctx_.device().shared_per_sm}};
+  }
+  // One launch; steps is rounded up to the unroll. Returns the timed region.
+  RegionTiming run(unsigned warm_words, unsigned slot_words, unsigned start, int warm_steps, int steps) {
+    steps = (steps + kUnroll - 1) / kUnroll * kUnroll;
+    launch(ctx_, kernel(), {1, kWarmThreads}, buf_.get(), tex_.get(), warm_words, slot_words, start, warm_steps, steps,
+           timing_.get(), sink_.get());
+    GD_CUDA_CHECK_LAUNCH();
+    last_ = timing_.to_host()[0];
+    return last_;
+  }
+  // L2 made to hold the chain (.cg reads of every sector) or not to (reads of a scrub buffer two
+  // L2s long); the constant table's global copy is reached through its symbol address.
+  void touch_l2(bool scrub) {
+    const unsigned* data = buf_.get();
+    if (path_ == kConst) {
+      void* symbol = nullptr;
+      GD_CUDA_CHECK(cudaGetSymbolAddress(&symbol, gd_hier_const));
+      data = static_cast<const unsigned*>(symbol);
+    }
+    long long words = (long long)words_;
+    if (scrub) {
+      if (scrub_.size() == 0) {
+        scrub_ = DeviceBuffer<unsigned>(std::size_t(2 * ctx_.device().l2_bytes / 4));
+        scrub_.fill_zero();
+      }
+      data = scrub_.get();
+      words = (long long)scrub_.size();
+    }
+    launch(ctx_, hier_l2_touch_kernel, {unsigned(ctx_.device().sm_count * 2), 256}, data, words, sink_.get());
+    GD_CUDA_CHECK_LAUNCH();
+  }
+  const RegionTiming& last() const { return last_; }
+
+ private:
+  using Kernel = void (*)(const unsigned*, cudaTextureObject_t, unsigned, unsigned, unsigned, int, int, RegionTiming*,
+                          unsigned*);
+  Kernel kernel() const {
+    constexpr Kernel kernels[] = {hier_chase_kernel<kCa>, hier_chase_kernel<kCg>, hier_chase_kernel<kNc>,
+                                  hier_chase_kernel<kTex>, hier_chase_kernel<kConst>};
+    return kernels[path_];
+  }
+  ProbeContext& ctx_;
+  int path_;
+  std::size_t words_;
+  DeviceBuffer<unsigned> buf_;
+  LinearTexture tex_;
+  DeviceBuffer<unsigned> scrub_;
+  DeviceBuffer<RegionTiming> timing_{1};
+  DeviceBuffer<unsigned> sink_{2};
+  RegionTiming last_{};
+};
+
+double cycles_per_step(const RegionTiming& t, int steps) {
+  return double(t.cycles) / double((steps + kUnroll - 1) / kUnroll * kUnroll);
+}
+
+// Repeats one measurement (cycles per step) and records its median and the SM clock seen.
+void emit_per_step(ProbeContext& ctx, Chase& chase, const std::function<double()>& sample) {
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.max_samples = 9;
+  policy.target_rel_ci = 0.02;
+  policy.time_cap_s = 0.5;
+  const RepeatResult r = ctx.measure(sample, policy);
+  ctx.metric("latency/cycles", r.summary);
+  ctx.set_observed_sm_clock_mhz(clock_mhz(std::vector<RegionTiming>{chase.last()}));
+}
+
+// ---- capacity: a random cycle over slots `stride` bytes apart ----------------------------------
+
+// The time per step of a random cyclic chase over `bytes` with one pointer per `stride` bytes,
+// after a lap that leaves the cache as a steady chase would (small footprints) or a parallel
+// warm of every slot (footprints past kSerialWarmBytes, where a serial lap would take seconds).
+constexpr std::int64_t kSerialWarmBytes = 4 << 20;
+constexpr int kTimedSteps = 4096;
+
+void measure_capacity(ProbeContext& ctx, int path, std::int64_t bytes, std::int64_t stride, int carveout) {
+  if (stride < 4 || stride % 4) throw UserError("stride must be a positive multiple of 4 bytes");
+  if (bytes < 2 * stride) throw UserError("footprint must hold at least two slots");
+  const std::size_t slots = std::size_t(bytes / stride), slot_words = std::size_t(stride / 4);
+  if (slots > (1u << 30)) throw UserError("footprint too large");
+  std::random_device seed_source;
+  std::mt19937_64 rng((std::uint64_t(seed_source()) << 32) | seed_source());
+  const std::vector<std::uint32_t> next = memory::random_cycle(slots, rng);
+  std::vector<unsigned> chain(slots * slot_words);
+  for (std::size_t s = 0; s < slots; ++s) chain[s * slot_words] = unsigned(next[s] * slot_words);
+  Chase chase(ctx, path, chain.size());
+  chase.write(chain);
+  if (path != kConst) chase.set_carveout(carveout);
+  const bool serial = bytes <= kSerialWarmBytes;
+  const int lap = int(slots);
+  const int steps = serial ? std::max(kTimedSteps, std::min(lap, 4 * kTimedSteps)) : kTimedSteps;
+  ctx.extra()["warm"] = serial ? "one serial lap of the chain" : "every slot loaded once by the block";
+  emit_per_step(ctx, chase, [&] {
+    const RegionTiming t = serial ? chase.run(0, unsigned(slot_words), 0, lap, steps)
+                                  : chase.run(unsigned(chain.size()), unsigned(slot_words), 0, 0, steps);
+    return cycles_per_step(t, steps);
+  });
+}
+
+void run_capacity(ProbeContext& ctx) {
+  measure_capacity(ctx, path_of(ctx.str_param("path")), ctx.int_param("bytes"), ctx.int_param("stride"),
+                   cudaSharedmemCarveoutMaxL1);
+}
+
+void run_carveout(ProbeContext& ctx) {
+  const std::int64_t carveout = ctx.int_param("carveout");
+  if (carveout < 0 || carveout > 100) throw UserError("carveout is a percentage of the most shared memory, 0 to 100");
+  measure_capacity(ctx, kCa, ctx.int_param("bytes"), 128, int(carveout));
+}
+
+void run_l2_capacity(ProbeContext& ctx) {
+  measure_capacity(ctx, kCg, ctx.int_param("bytes"), ctx.int_param("stride"), cudaSharedmemCarveoutMaxL1);
+}
+
+void run_const_capacity(ProbeContext& ctx) {
+  measure_capacity(ctx, kConst, ctx.int_param("bytes"), ctx.int_param("stride"), 0);
+}
+
+// ---- fetch: a sequential first-touch walk ------------------------------------------------------
+
+constexpr std::int64_t kFetchBufferBytes = 16 << 20;  // many L1s: a window comes back evicted
+constexpr int kFetchSteps = 512;
+constexpr int kConstFetchSteps = 96;                  // the constant table is 64 KiB
+
+void run_fetch(ProbeContext& ctx) {
+  const int path = path_of(ctx.str_param("path"));
+  const std::int64_t stride = ctx.int_param("stride");
+  if (stride < 4 || stride % 4 || stride > 4096) throw UserError("stride must be a multiple of 4 bytes up to 4096");
+  const std::size_t words = path == kConst ? kConstWords : std::size_t(kFetchBufferBytes / 4);
+  const std::size_t stride_words = std::size_t(stride / 4), slots = words / stride_words;
+  const int steps = path == kConst ? std::min<int>(kConstFetchSteps, int(slots) - 1) : kFetchSteps;
+  if (steps < kUnroll) throw UserError("stride too large for the path's buffer");
+  // One sequential cycle through the buffer at the stride; each sample walks on from where the
+  // last stopped, so each load is the first touch of its address since the cache last wrapped.
+  std::vector<unsigned> chain(words, 0);
+  for (std::size_t s = 0; s < slots; ++s) chain[s * stride_words] = unsigned(((s + 1) % slots) * stride_words);
+  Chase chase(ctx, path, words);
+  chase.write(chain);
+  if (path != kConst) chase.set_carveout(cudaSharedmemCarveoutMaxL1);
+  std::size_t position = 0;
+  const bool from_dram = path == kCg;
+  ctx.extra()["start_state"] = path == kCg     ? "L2 scrubbed before each walk (the L2 fetch from DRAM)"
+                               : path == kConst ? "constant table rewritten before each walk (constant caches cold)"
+                                                : "L2 holds the buffer, L1 does not (the fetch from L2)";
+  emit_per_step(ctx, chase, [&] {
+    if (path == kConst) chase.write(chain);  // a write of the bank invalidates the constant caches
+    else chase.touch_l2(from_dram);
+    const RegionTiming t = chase.run(0, 1, unsigned(position * stride_words), 0, steps);
+    position = (position + std::size_t((steps + kUnroll - 1) / kUnroll * kUnroll)) % slots;
+    return cycles_per_step(t, steps);
+  });
+}
+
+// ---- ways: conflict sets and the re-reference test ---------------------------------------------
+
+struct Conflict {
+  std::int64_t distance = 0;
+  std::vector<ConflictPoint> points;
+  Ways ways;
+};
+
+// Cycles per step of a cyclic walk over n lines `distance` bytes apart, after a warm lap.
+double walk_lines(Chase& chase, std::size_t words, std::int64_t distance, int n) {
+  const std::size_t dw = std::size_t(distance / 4);
+  std::vector<unsigned> chain(words, 0);
+  for (int k = 0; k < n; ++k) chain[std::size_t(k) * dw] = unsigned(std::size_t((k + 1) % n) * dw);
+  chase.write(chain);
+  const int steps = std::max(256, 8 * n);
+  return cycles_per_step(chase.run(0, 1, 0, n, steps), steps);
+}
+
+Conflict sweep_distance(Chase& chase, std::size_t words, std::int64_t distance, int max_lines) {
+  Conflict c;
+  c.distance = distance;
+  for (int n = 1; n <= max_lines; ++n) {
+    std::vector<double> reps;
+    for (int r = 0; r < 3; ++r) reps.push_back(walk_lines(chase, words, distance, n));
+    std::nth_element(reps.begin(), reps.begin() + 1, reps.end());
+    c.points.push_back({double(n), reps[1]});
+  }
+  c.ways = infer_ways(c.points);
+  return c;
+}
+
+// The re-reference test on one set: fill it with `ways` lines (words of distinct lines), touch the
+// first line again (another word of it), bring in one more line, then time the first line once
+// more (a third word) followed by seven loads of that same word. Kept: the timed steps cost
+// under the midpoint of a hit and a miss of the first load.
+bool first_line_kept(Chase& chase, std::size_t words, std::size_t base_words, std::int64_t distance, int ways,
+                     double hit, double miss, bool new_line = true) {
+  const std::size_t dw = std::size_t(distance / 4);
+  std::vector<unsigned> chain(words, 0);
+  std::vector<std::size_t> order;
+  for (int k = 0; k < ways; ++k) order.push_back(base_words + std::size_t(k) * dw);
+  order.push_back(base_words + 1);                            // the first line again
+  if (new_line) order.push_back(base_words + std::size_t(ways) * dw);  // one line more (not in the control)
+  order.push_back(base_words + 2);                            // the first line, timed
+  for (std::size_t i = 0; i + 1 < order.size(); ++i) chain[order[i]] = unsigned(order[i + 1]);
+  chain[order.back()] = unsigned(order.back());               // then seven hits on that word
+  chase.write(chain);
+  const double per_step = cycles_per_step(chase.run(0, 1, unsigned(order.front()), int(order.size()) - 1, kUnroll), kUnroll);
+  const double first = per_step * kUnroll - 7 * hit;
+  return first < (hit + miss) / 2;
+}
+
+constexpr int kRereferenceTrials = 24;
+
+void run_ways(ProbeContext& ctx) {
+  const int path = path_of(ctx.str_param("path"));
+  if (path != kCa && path != kConst) throw UserError("ways are measured for the ca and const paths");
+  const std::size_t words = path == kConst ? kConstWords : std::size_t(8 << 20) / 4;
+  const int max_lines = path == kConst ? 40 : 48;
+  const std::vector<std::int64_t> distances = path == kConst
+                                                  ? std::vector<std::int64_t>{64, 128, 256, 512, 1024}
+                                                  : std::vector<std::int64_t>{2048, 4096, 8192, 16384, 32768, 65536, 131072};
+  Chase chase(ctx, path, words);
+  if (path != kConst) chase.set_carveout(cudaSharedmemCarveoutMaxL1);
+  std::vector<Conflict> sweeps;
+  for (std::int64_t d : distances) {
+    const int lines = int(std::min<std::size_t>(std::size_t(max_lines), words / std::size_t(d / 4) - 1));
+    sweeps.push_back(sweep_distance(chase, words, d, lines));
+  }
+  std::vector<DistanceWays> by_distance;
+  nlohmann::json curves = nlohmann::json::array();
+  for (const Conflict& c : sweeps) {
+    by_distance.push_back({double(c.distance), c.ways});
+    nlohmann::json pts = nlohmann::json::array();
+    for (const ConflictPoint& p : c.points) pts.push_back({p.lines, p.latency});
+    curves.push_back({{"distance_bytes", c.distance}, {"lines_and_cycles", pts}, {"ways_found", c.ways.found},
+                      {"ways", c.ways.ways}, {"confidence", c.ways.confidence}, {"note", c.ways.note}});
+  }
+  ctx.extra()["conflict_sweeps"] = curves;
+  ctx.set_observed_sm_clock_mhz(clock_mhz(std::vector<RegionTiming>{chase.last()}));
+  const SetGeometry set = infer_set_geometry(by_distance);
+  ctx.extra()["note"] = set.note;
+  ctx.extra()["ways_answer"] = set.found ? std::to_string(set.ways) + " ways, sets " + std::to_string(int(set.set_stride)) + " B apart"
+                                         : "undetermined: " + set.note;
+  ctx.metric("ways/found", set.found ? 1.0 : 0.0);
+  if (!set.found) return;
+  const Ways& w = *set.at;
+  ctx.metric("ways/count", double(set.ways));
+  ctx.metric("ways/confidence", w.confidence);
+  ctx.metric("ways/set_stride_bytes", set.set_stride);
+  ctx.metric("ways/capacity_bytes", set.set_stride * set.ways);
+  // At the smallest distance, a walk that fits exactly the capacity the set structure implies put
+  // every address in a line of its own: the line is no longer than that distance.
+  const Conflict& nearest = sweeps.front();
+  if (nearest.ways.found && double(nearest.ways.ways) * double(nearest.distance) == set.set_stride * set.ways)
+    ctx.metric("ways/line_at_most_bytes", double(nearest.distance));
+  ctx.metric("ways/hit_cycles", w.hit_latency);
+  ctx.metric("ways/miss_cycles", w.miss_latency);
+  if (w.next_measured) ctx.metric("ways/miss_share_next", w.miss_share_next);
+  ctx.extra()["policy_from_conflict"] = w.policy;
+  // The re-reference trials, on sets at random offsets inside the buffer.
+  std::mt19937_64 rng(0x7e4e);
+  const std::int64_t stride = std::int64_t(set.set_stride);
+  const std::size_t span_words = std::size_t(stride / 4) * std::size_t(set.ways + 1);
+  if (span_words + 64 > words) return;
+  std::uniform_int_distribution<std::size_t> pick(0, (words - span_words - 4) / 32);
+  int kept = 0;
+  for (int t = 0; t < kRereferenceTrials; ++t)
+    kept += first_line_kept(chase, words, pick(rng) * 32, stride, set.ways, w.hit_latency, w.miss_latency);
+  // The control: the same trials without the extra line must keep the first line every time,
+  // or the timing cannot tell a hit from a miss and the verdict means nothing.
+  int control = 0;
+  for (int t = 0; t < kRereferenceTrials; ++t)
+    control += first_line_kept(chase, words, pick(rng) * 32, stride, set.ways, w.hit_latency, w.miss_latency, false);
+  ctx.metric("replacement/control_kept", double(control));
+  if (control < kRereferenceTrials - 1) {
+    ctx.extra()["replacement_policy"] = "not determined: the control trials did not all hit";
+    return;
+  }
+  const Rereference rr = infer_rereference(kept, kRereferenceTrials);
+  ctx.metric("replacement/kept", double(rr.kept));
+  ctx.metric("replacement/trials", double(rr.trials));
+  ctx.metric("replacement/confidence", rr.confidence);
+  ctx.extra()["replacement_policy"] = w.policy == "not-lru" ? "not-lru (" + rr.policy + " in the re-reference test)" : rr.policy;
+}
+
+// ---- sharing: one path evicting another, and who shares a constant L1.5 ------------------------
+
+// Thread 0 warms chain A with a lap, optionally laps chain B, then times a second lap of A: if B's
+// lines took A's storage, A's second lap misses.
+template <int PA, int PB>
+__global__ void __launch_bounds__(32) evict_kernel(const unsigned* a, cudaTextureObject_t ta, const unsigned* b,
+                                                   cudaTextureObject_t tb, int lap_a, int lap_b, RegionTiming* timing,
+                                                   unsigned* sink) {
+  if (threadIdx.x != 0) return;
+  unsigned i = 0, j = 0;
+#pragma unroll 1
+  for (int s = 0; s < lap_a; ++s) i = next_index<PA>(a, ta, i);
+#pragma unroll 1
+  for (int s = 0; s < lap_b; ++s) j = next_index<PB>(b, tb, j);
+  sink[1] = j;
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int s = 0; s < lap_a; s += kUnroll) {
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) i = next_index<PA>(a, ta, i);
+  }
+  timing[0] = clock.end();
+  sink[0] = i;
+}
+
+constexpr std::int64_t kEvictBytes = 144 << 10;  // each chain alone fits L1; the two together do not
+
+struct PathPair {
+  const char* name;
+  int a, b;
+  void (*kernel)(const unsigned*, cudaTextureObject_t, const unsigned*, cudaTextureObject_t, int, int, RegionTiming*,
+                 unsigned*);
+};
+const PathPair kPairs[] = {{"ca_ca", kCa, kCa, evict_kernel<kCa, kCa>},
+                           {"ca_nc", kCa, kNc, evict_kernel<kCa, kNc>},
+                           {"ca_tex", kCa, kTex, evict_kernel<kCa, kTex>},
+                           {"nc_tex", kNc, kTex, evict_kernel<kNc, kTex>}};
+
+// A random cycle over `bytes` in 128-byte slots, as word indices.
+std::vector<unsigned> random_chain(std::int64_t bytes, std::mt19937_64& rng) {
+  const std::size_t slots = std::size_t(bytes / 128), slot_words = 32;
+  const std::vector<std::uint32_t> next = memory::random_cycle(slots, rng);
+  std::vector<unsigned> chain(slots * slot_words, 0);
+  for (std::size_t s = 0; s < slots; ++s) chain[s * slot_words] = unsigned(next[s] * slot_words);
+  return chain;
+}
+
+void run_evict(ProbeContext& ctx) {
+  const std::string pair = ctx.str_param("pair");
+  const PathPair* pp = nullptr;
+  for (const PathPair& p : kPairs)
+    if (pair == p.name) pp = &p;
+  if (!pp) throw UserError("unknown path pair '" + pair + "' (ca_ca, ca_nc, ca_tex or nc_tex)");
+  std::mt19937_64 rng(0x5ba2e);
+  const std::vector<unsigned> chain_a = random_chain(kEvictBytes, rng), chain_b = random_chain(kEvictBytes, rng);
+  DeviceBuffer<unsigned> a(chain_a.size()), b(chain_b.size()), sink(2);
+  a.from_host(chain_a);
+  b.from_host(chain_b);
+  const LinearTexture ta(a.get(), chain_a.size(), pp->a == kTex), tb(b.get(), chain_b.size(), pp->b == kTex);
+  GD_CUDA_CHECK(cudaFuncSetAttribute(pp->kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxL1));
+  DeviceBuffer<RegionTiming> timing(1);
+  const int lap = int(kEvictBytes / 128);
+  RegionTiming last{};
+  const auto per_step = [&](int lap_b) {
+    launch(ctx, pp->kernel, {1, 32}, a.get(), ta.get(), b.get(), tb.get(), lap, lap_b, timing.get(), sink.get());
+    GD_CUDA_CHECK_LAUNCH();
+    last = timing.to_host()[0];
+    return cycles_per_step(last, lap);
+  };
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.max_samples = 9;
+  policy.time_cap_s = 0.3;
+  const Summary alone = ctx.measure([&] { return per_step(0); }, policy).summary;
+  const Summary after = ctx.measure([&] { return per_step(lap); }, policy).summary;
+  ctx.metric("latency/cycles", after);
+  ctx.metric("sharing/alone_cycles", alone);
+  ctx.metric("sharing/slowdown", after.median / alone.median);
+  ctx.set_observed_sm_clock_mhz(clock_mhz(std::vector<RegionTiming>{last}));
+  ctx.extra()["chains_bytes"] = kEvictBytes;
+  ctx.extra()["verdict"] = after.median > 1.5 * alone.median
+                               ? "shared: the second path's lines evicted the first's (one storage)"
+                               : "separate: the first path's lines survived the second's";
+}
+
+// Every block (one per SM: its dynamic shared memory leaves room for no second) takes a ticket;
+// the first warms the constant table's chain with a lap and raises `ready`, the others wait for
+// it; then each times a lap. An SM that shares the leader's constant L1.5 finds the lines there.
+__global__ void __launch_bounds__(32) l15_scope_kernel(int lap, unsigned* ticket, volatile unsigned* ready,
+                                                       RegionTiming* timing, unsigned* order_out, unsigned* sink) {
+  extern __shared__ unsigned pad[];
+  if (threadIdx.x != 0) return;
+  pad[0] = blockIdx.x;  // the allocation, not its use, keeps one block per SM
+  const unsigned order = atomicAdd(ticket, 1u);
+  unsigned i = 0;
+  if (order == 0) {
+#pragma unroll 1
+    for (int s = 0; s < lap; ++s) i = gd_hier_const[i];
+    __threadfence();
+    *ready = 1u + (i == 0xffffffffu);
+  } else {
+    while (*ready == 0u) {
+    }
+  }
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int s = 0; s < lap; s += kUnroll) {
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) i = gd_hier_const[i];
+  }
+  timing[blockIdx.x] = clock.end();
+  order_out[blockIdx.x] = order;
+  sink[blockIdx.x] = i + pad[0];
+}
+
+constexpr std::int64_t kScopeBytes = 16 << 10;  // past the constant L1, inside the L1.5
+constexpr int kScopeTrials = 8;
+
+void run_l15_scope(ProbeContext& ctx) {
+  const DeviceInfo& d = ctx.device();
+  const unsigned blocks = unsigned(d.sm_count);
+  // More than half the SM's shared memory per block: no two blocks share an SM, and every SM
+  // holds one (the grid is one block per SM), so the waiting blocks cannot starve the leader.
+  const int pad_bytes = int(d.shared_per_block_optin);
+  if (pad_bytes * 2 <= d.shared_per_sm) ctx.skip("cannot force one block per SM with shared memory on this chip");
+  GD_CUDA_CHECK(cudaFuncSetAttribute(l15_scope_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, pad_bytes));
+  std::mt19937_64 rng(0x15c0e);
+  const std::vector<std::uint32_t> next = memory::random_cycle(std::size_t(kScopeBytes / 64), rng);
+  std::vector<unsigned> chain(kConstWords, 0);
+  for (std::size_t s = 0; s < next.size(); ++s) chain[s * 16] = unsigned(next[s] * 16);
+  const int lap = int(next.size());
+  DeviceBuffer<unsigned> ticket(1), ready(1), order(blocks), sink(blocks);
+  DeviceBuffer<RegionTiming> timing(blocks);
+  nlohmann::json trials = nlohmann::json::array();
+  std::vector<double> partners, leader_cycles, other_cycles;
+  std::vector<RegionTiming> last;
+  for (int t = 0; t < kScopeTrials; ++t) {
+    GD_CUDA_CHECK(cudaMemcpyToSymbol(gd_hier_const, chain.data(), chain.size() * sizeof(unsigned)));  // caches cold
+    ticket.fill_zero();
+    ready.fill_zero();
+    launch(ctx, l15_scope_kernel, {blocks, 32, std::size_t(pad_bytes)}, lap, ticket.get(), ready.get(), timing.get(),
+           order.get(), sink.get());
+    GD_CUDA_CHECK_LAUNCH();
+    last = timing.to_host();
+    const std::vector<unsigned> ord = order.to_host();
+    const auto leader = std::size_t(std::find(ord.begin(), ord.end(), 0u) - ord.begin());
+    const double lead = cycles_per_step(last[leader], lap);
+    std::vector<double> others;
+    for (std::size_t k = 0; k < last.size(); ++k)
+      if (k != leader) others.push_back(cycles_per_step(last[k], lap));
+    std::vector<double> sorted = others;
+    std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(sorted.size() / 2), sorted.end());
+    const double median_other = sorted[sorted.size() / 2];
+    // A partner finds the lines in the L1.5 it shares: nearer the leader's time than the others'.
+    nlohmann::json sharers = nlohmann::json::array();
+    for (std::size_t k = 0; k < last.size(); ++k)
+      if (k != leader && cycles_per_step(last[k], lap) < (lead + median_other) / 2) sharers.push_back(last[k].smid);
+    partners.push_back(double(sharers.size()));
+    leader_cycles.push_back(lead);
+    other_cycles.push_back(median_other);
+    trials.push_back({{"leader_sm", last[leader].smid}, {"leader_cycles", lead}, {"median_other_cycles", median_other},
+                      {"sharing_sms", sharers}});
+    if (t == 0) {
+      nlohmann::json per_sm = nlohmann::json::object();
+      for (const RegionTiming& rt : last) per_sm[std::to_string(rt.smid)] = cycles_per_step(rt, lap);
+      ctx.extra()["first_trial_cycles_by_sm"] = per_sm;
+    }
+  }
+  ctx.metric("latency/cycles", summarize(other_cycles));
+  ctx.metric("scope/leader_cycles", summarize(leader_cycles));
+  ctx.metric("scope/sms_sharing", summarize(partners).median + 1);
+  ctx.set_observed_sm_clock_mhz(clock_mhz(last));
+  ctx.extra()["trials"] = trials;
+  ctx.extra()["chain_bytes"] = kScopeBytes;
+}
+
+// ---- summaries ---------------------------------------------------------------------------------
+
+struct Curve {
+  std::vector<double> x, y;
+  std::vector<const Record*> sources;
+};
+
+// The points of the records matching `where`, ascending in `axis`.
+Curve curve_of(SummaryContext& sc, const Params& where, const std::string& axis) {
+  std::vector<std::pair<double, const Record*>> pts;
+  for (const Record* r : sc.ok_records(where))
+    if (r->metric("latency/cycles")) pts.push_back({double(std::get<std::int64_t>(*find_param(r->params, axis))), r});
+  std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  Curve c;
+  for (const auto& [x, r] : pts) {
+    c.x.push_back(x);
+    c.y.push_back(r->metric("latency/cycles")->value());
+    c.sources.push_back(r);
+  }
+  return c;
+}
+
+// Every step of a latency-versus-footprint curve as a derived record named by its level: the
+// level ends at capacity/bytes (its last point), the curve has left it by capacity/upper_bytes.
+// The steps are named `names` nearest level first; steps past the names are "step N". The first
+// point past a level also tells its replacement: a cyclic chase a little larger than an LRU (or
+// FIFO) cache misses on every load, so a partial rise there means another policy.
+std::vector<ChangePoint> derive_steps(SummaryContext& sc, const Params& params, const Curve& c,
+                                      const std::vector<std::string>& names) {
+  if (c.x.size() < 5) return {};
+  const ChangePoints cps = find_change_points(c.x, c.y);
+  for (std::size_t i = 0; i < cps.steps.size(); ++i) {
+    const ChangePoint& s = cps.steps[i];
+    Params p = params;
+    p.push_back({"level", i < names.size() ? names[i] : "step " + std::to_string(i + 1)});
+    Record& r = sc.derive(p, c.sources);
+    sc.add_metric(r, "capacity/bytes", single_value(s.last_before));
+    sc.add_metric(r, "capacity/upper_bytes", single_value(s.first_after));
+    sc.add_metric(r, "capacity/confidence", single_value(s.confidence));
+    sc.add_metric(r, "latency/below_cycles", single_value(s.before));
+    sc.add_metric(r, "latency/above_cycles", single_value(s.after));
+    sc.add_metric(r, "capacity/miss_penalty_cycles", single_value(s.after - s.before));
+    const std::size_t over = s.lower_end + 1;
+    if (over < c.x.size() && s.after > s.before) {
+      const double share = std::clamp((c.y[over] - s.before) / (s.after - s.before), 0.0, 1.0);
+      sc.add_metric(r, "capacity/overflow_ratio", single_value(c.x[over] / s.last_before));
+      sc.add_metric(r, "capacity/overflow_miss_share", single_value(share));
+      r.extra["replacement_hint"] = share >= 0.9 ? "lru-like: the first footprint past the level misses on nearly every load"
+                                                 : "not lru: the first footprint past the level still hits on some loads";
+    }
+    r.extra["method"] = "binary segmentation of log latency over footprint, permutation test (analysis/change_point)";
+  }
+  if (!cps.found()) {
+    Params p = params;
+    p.push_back({"level", std::string("none")});
+    sc.derive(p, c.sources).extra["note"] = "no step found: " + cps.note;
+  }
+  return cps.steps;
+}
+
+// The line from where the first level's knee moves with the stride (analysis/fetch_granularity).
+void derive_line(SummaryContext& sc, const Params& params, const std::vector<std::int64_t>& strides,
+                 const std::vector<std::string>& names) {
+  std::vector<KneeAtStride> knees;
+  std::vector<const Record*> all;
+  double confidence = 1;
+  for (std::int64_t stride : strides) {
+    Params where = params;
+    where.push_back({"stride", stride});
+    const Curve c = curve_of(sc, where, "bytes");
+    const std::vector<ChangePoint> steps = derive_steps(sc, where, c, names);
+    if (steps.empty()) continue;
+    const ChangePoint& knee = steps.front();
+    knees.push_back({double(stride), knee.last_before});
+    confidence = std::min(confidence, knee.confidence);
+    all.insert(all.end(), c.sources.begin(), c.sources.end());
+  }
+  if (knees.size() < 2) return;
+  const LineSize line = line_from_knees(knees);
+  Params p = params;
+  p.push_back({"level", names.front()});
+  p.push_back({"quantity", std::string("line")});
+  Record& r = sc.derive(p, all);
+  r.extra["knee_ratios"] = line.ratios;
+  r.extra["note"] = line.note;
+  r.extra["line_answer"] = line.found ? std::to_string(int(line.line)) + " B" : "undetermined: " + line.note;
+  if (!line.found) return;
+  sc.add_metric(r, "line/bytes", single_value(line.line));
+  sc.add_metric(r, "line/confidence", single_value(confidence));
+}
+
+const std::vector<std::int64_t> kCapacityStrides = {32, 64, 128, 256};
+const std::vector<std::int64_t> kL2Strides = {64, 128, 256};
+const std::vector<std::int64_t> kConstStrides = {16, 32, 64, 128};
+const std::vector<std::int64_t> kCarveouts = {0, 25, 50, 75, 100};
+
+void summarize_capacity(SummaryContext& sc) {
+  for (const std::string path : {"ca", "nc", "tex"})
+    derive_line(sc, {{"path", path}}, kCapacityStrides, {"L1"});
+}
+
+void summarize_carveout(SummaryContext& sc) {
+  for (std::int64_t carveout : kCarveouts)
+    derive_steps(sc, {{"carveout", carveout}}, curve_of(sc, {{"carveout", carveout}}, "bytes"), {"L1"});
+}
+
+// The first step of the .cg curve is where one SM's view of L2 (its segment) ends; past it the
+// latency climbs gradually towards DRAM, with no step at the L2's full size (see docs).
+void summarize_l2(SummaryContext& sc) { derive_line(sc, {}, kL2Strides, {"L2.segment"}); }
+
+// The constant L1.5 shows no step inside the 64 KiB a kernel may declare (the curve at a 64-byte
+// stride stays on its level to the end), so its capacity is a lower bound: the largest footprint
+// still within 15 % of the level.
+void summarize_const(SummaryContext& sc) {
+  derive_line(sc, {}, kConstStrides, {"constant.L1"});
+  const Curve c = curve_of(sc, {{"stride", std::int64_t(64)}}, "bytes");
+  if (c.x.size() < 5) return;
+  const ChangePoints cps = find_change_points(c.x, c.y);
+  if (cps.steps.size() != 1) return;  // a second step would be a measured L1.5 capacity, not a bound
+  const std::vector<double> upper(c.y.begin() + std::ptrdiff_t(cps.steps[0].upper_begin), c.y.end());
+  const double level = summarize(upper).median;
+  double at_least = 0;
+  for (std::size_t i = cps.steps[0].upper_begin; i < c.x.size(); ++i)
+    if (std::abs(c.y[i] / level - 1) <= 0.15) at_least = c.x[i];
+  Record& r = sc.derive({{"stride", std::int64_t(64)}, {"level", std::string("constant.L1.5")}}, c.sources);
+  sc.add_metric(r, "capacity/at_least_bytes", single_value(at_least));
+  sc.add_metric(r, "latency/below_cycles", single_value(level));
+  r.extra["note"] = "no step past the constant L1 up to the largest constant table a kernel may declare: the L1.5 holds at least this much";
+}
+
+const std::vector<double> kFetchCandidates = {16, 32, 64, 128, 256, 512};
+
+void summarize_fetch(SummaryContext& sc) {
+  for (const std::string& path : kPathNames) {
+    const Curve c = curve_of(sc, {{"path", path}}, "stride");
+    if (c.x.size() < 4) continue;
+    std::vector<FetchPoint> pts;
+    for (std::size_t i = 0; i < c.x.size(); ++i) pts.push_back({c.x[i], c.y[i]});
+    // Only the constant path starts with two levels cold (L1 and L1.5); the others miss one.
+    const FetchGranularity g = fetch_granularity(pts, kFetchCandidates, 0.10, path == "const" ? 2 : 1);
+    Record& r = sc.derive({{"path", path}, {"quantity", "fetch"}}, c.sources);
+    r.extra["note"] = g.note;
+    if (!g.found) continue;
+    sc.add_metric(r, "fetch/bytes", single_value(g.levels.front().granularity));
+    sc.add_metric(r, "fetch/miss_cycles", single_value(g.levels.front().miss_cost));
+    if (g.levels.size() > 1) {
+      sc.add_metric(r, "fetch/next_bytes", single_value(g.levels.back().granularity));
+      sc.add_metric(r, "fetch/next_miss_cycles", single_value(g.levels.back().miss_cost));
+    }
+    sc.add_metric(r, "fetch/hit_cycles", single_value(g.hit_latency));
+    sc.add_metric(r, "fetch/confidence", single_value(g.confidence));
+    sc.add_metric(r, "fetch/rms_log_error", single_value(g.rms_log_error));
+  }
+}
+
+// ---- registration ------------------------------------------------------------------------------
+
+std::vector<SassExpectation> chase_sass(std::vector<int> paths) {
+  // The clocked loop is the path's load and nothing else from memory.
+  const std::map<int, std::string> op = {{kCa, "LDG.E"}, {kCg, "LDG.E.STRONG.GPU"}, {kNc, "LDG.E.CONSTANT"},
+                                         {kTex, "TLD"}, {kConst, "LDC"}};
+  std::vector<SassExpectation> out;
+  for (int p : paths) {
+    std::vector<std::string> forbid = {"LDL", "STL", "LDS"};
+    if (p == kCa || p == kNc) forbid.push_back("LDG.E.STRONG");
+    if (p == kCa || p == kCg) forbid.push_back("LDG.E.CONSTANT");
+    if (p == kTex || p == kConst) forbid.push_back("LDG");
+    // LDC also loads a kernel parameter (c[0x0]) the compiler may place inside the loop: one more.
+    out.push_back(expect_sass("*hier_chase_kernel<" + std::to_string(p) + ">*", SassRegion::Clocked,
+                              {{op.at(p), kUnroll, p == kConst ? kUnroll + 1 : kUnroll}}, forbid));
+  }
+  return out;
+}
+
+std::vector<MetricSpec> chase_metrics() {
+  return {{"latency/cycles", "cycles", "mean time of one dependent load of the chase (median over repeats)"},
+          {"capacity/bytes", "bytes", "derived: the last footprint below a latency step (the level's capacity)"},
+          {"capacity/upper_bytes", "bytes", "derived: the first footprint past the step"},
+          {"capacity/confidence", "ratio", "derived: 1 - the step's permutation p-value"},
+          {"latency/below_cycles", "cycles", "derived: median latency of the level below the step"},
+          {"latency/above_cycles", "cycles", "derived: median latency of the level above the step"},
+          {"capacity/overflow_ratio", "ratio", "derived: the first footprint past the level over its capacity"},
+          {"capacity/miss_penalty_cycles", "cycles", "derived: the level above's latency minus this level's (MT4G's miss penalty)"},
+          {"capacity/at_least_bytes", "bytes", "derived: a level with no step inside the sweep holds at least this much"},
+          {"capacity/overflow_miss_share", "ratio",
+           "derived: share of loads missing at that footprint (near 1: LRU or FIFO; partial: another policy)"}};
+}
+
+ReportView footprint_view(std::string series) {
+  ReportView v = line_view("bytes", "latency/cycles", std::move(series));
+  v.log_x = true;
+  return v;
+}
+
+// The four footprint sweeps differ in their axes, paths, figure series, covers and analysis only.
+struct FootprintFamily {
+  const char* id;
+  const char* description;
+  std::vector<Axis> axes;
+  std::vector<int> paths;
+  const char* series;
+  std::vector<SeedCover> covers;
+  void (*run)(ProbeContext&);
+  void (*summarize)(SummaryContext&);
+  double time_cap_s;
+};
+
+ProbeSpec footprint_spec(FootprintFamily f) {
+  ProbeSpec s;
+  s.id = f.id;
+  s.description = f.description;
+  s.axes = std::move(f.axes);
+  s.sass = chase_sass(f.paths);
+  s.metrics = chase_metrics();
+  s.views = {footprint_view(f.series)};
+  s.covers = std::move(f.covers);
+  s.run = f.run;
+  s.summarize = f.summarize;
+  s.time_cap_s = f.time_cap_s;
+  s.quick_time_cap_s = 3;
+  return s;
+}
+
+ProbeSpec capacity_spec() {
+  ProbeSpec s = footprint_spec(
+      {"memory.hierarchy.capacity",
+       "capacity and line size of the L1, read-only and texture paths: random chase latency vs footprint at 4 pointer strides",
+       {std::move(Axis::list("path", std::vector<std::string>{"ca", "nc", "tex"})).quick_list({std::string("ca")}),
+        std::move(Axis::list("stride", kCapacityStrides)).quick({128}),
+        // 6 % steps from well inside L1 to past where a 256-byte stride's knee lands.
+        std::move(Axis::log_spaced("bytes", 96 << 10, 768 << 10, 36)).quick_list(Axis::log_spaced("bytes", 160 << 10, 400 << 10, 8).values)},
+       {kCa, kNc, kTex},
+       "stride",
+       {{"hierarchy.readonly.size", "capacity/bytes", {{"path", "nc"}, {"stride", 128}, {"level", "L1"}}},
+        {"hierarchy.texture.size", "capacity/bytes", {{"path", "tex"}, {"stride", 128}, {"level", "L1"}}},
+        {"hierarchy.l1.line", "extra.line_answer", {{"path", "ca"}, {"quantity", "line"}}},
+        {"hierarchy.readonly.line", "extra.line_answer", {{"path", "nc"}, {"quantity", "line"}}},
+        {"hierarchy.texture.line", "extra.line_answer", {{"path", "tex"}, {"quantity", "line"}}}},
+       run_capacity,
+       summarize_capacity,
+       40});
+  s.metrics.push_back({"line/bytes", "bytes", "derived: the largest stride whose capacity knee did not move (the line)"});
+  s.metrics.push_back({"line/confidence", "ratio", "derived: the least confidence of the knees it was read from"});
+  return s;
+}
+
+ProbeSpec carveout_spec() {
+  return footprint_spec(
+      {"memory.hierarchy.l1_carveout",
+       "L1 data cache capacity at each preferred shared-memory carveout (random chase, 128-byte slots)",
+       {std::move(Axis::list("carveout", kCarveouts)).quick({0, 100}),
+        // 4 KiB steps: the capacity is known to +-2 % at 200 KiB.
+        std::move(Axis::range("bytes", 8 << 10, 296 << 10, 4 << 10)).quick_list(Axis::log_spaced("bytes", 8 << 10, 296 << 10, 16).values)},
+       {kCa},
+       "carveout",
+       {{"hierarchy.l1.size", "capacity/bytes", {{"carveout", 0}, {"level", "L1"}}},
+        {"hierarchy.l1.miss_penalty", "capacity/miss_penalty_cycles", {{"carveout", 0}, {"level", "L1"}}},
+        {"hierarchy.l1.replacement", "extra.replacement_hint", {{"carveout", 0}, {"level", "L1"}}}},
+       run_carveout,
+       summarize_carveout,
+       20});
+}
+
+ProbeSpec l2_spec() {
+  return footprint_spec(
+      {"memory.hierarchy.l2_capacity",
+       "L2 capacity and its segments: .cg chase latency vs footprint, fine-grained around the L2 size",
+       {std::move(Axis::list("stride", kL2Strides)).quick({128}),
+        std::move(Axis::log_spaced("bytes", 4 << 20, std::int64_t(192) << 20, 44))
+            .quick_list(Axis::log_spaced("bytes", 8 << 20, std::int64_t(128) << 20, 10).values)},
+       {kCg},
+       "stride",
+       {{"hierarchy.l2.segment", "capacity/bytes", {{"stride", 128}, {"level", "L2.segment"}}},
+        {"hierarchy.l2.line", "extra.line_answer", {{"level", "L2.segment"}, {"quantity", "line"}}}},
+       run_l2_capacity,
+       summarize_l2,
+       20});
+}
+
+ProbeSpec const_spec() {
+  return footprint_spec(
+      {"memory.hierarchy.const_capacity",
+       "constant cache capacities (L1, L1.5) and line: LDC chase latency vs footprint at 4 strides",
+       {std::move(Axis::list("stride", kConstStrides)).quick({64}),
+        std::move(Axis::log_spaced("bytes", 512, 64 << 10, 29)).quick_list(Axis::log_spaced("bytes", 512, 64 << 10, 12).values)},
+       {kConst},
+       "stride",
+       {{"hierarchy.const.l1_size", "capacity/bytes", {{"stride", 64}, {"level", "constant.L1"}}},
+        {"hierarchy.const.l1_latency", "latency/below_cycles", {{"stride", 64}, {"level", "constant.L1"}}},
+        {"hierarchy.const.l15_latency", "latency/below_cycles", {{"stride", 64}, {"level", "constant.L1.5"}}},
+        {"hierarchy.const.l15_size", "capacity/at_least_bytes", {{"stride", 64}, {"level", "constant.L1.5"}}}},
+       run_const_capacity,
+       summarize_const,
+       10});
+}
+
+ProbeSpec fetch_spec() {
+  ProbeSpec s;
+  s.id = "memory.hierarchy.fetch";
+  s.description = "fetch granularity of each load path: first-touch sequential walk latency vs stride";
+  s.axes = {std::move(Axis::list("path", kPathNames)).quick_list({std::string("ca"), std::string("cg")}),
+            std::move(Axis::list("stride", {4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512}))
+                .quick({4, 16, 32, 64, 128, 256})};
+  s.sass = chase_sass({kCa, kCg, kNc, kTex, kConst});
+  s.sass.push_back(expect_sass("*hier_l2_touch_kernel*", SassRegion::Whole, {{"LDG.E.STRONG.GPU", 1, -1}}));
+  s.metrics = {{"latency/cycles", "cycles", "mean time of one load of the first-touch walk (median over walks)"},
+               {"fetch/bytes", "bytes", "derived: the fetch granularity of the nearest level missed"},
+               {"fetch/miss_cycles", "cycles", "derived: latency a miss of that level adds"},
+               {"fetch/next_bytes", "bytes", "derived: the next level's fetch granularity, when two are missed together"},
+               {"fetch/next_miss_cycles", "cycles", "derived: latency a miss of the next level adds"},
+               {"fetch/hit_cycles", "cycles", "derived: fitted latency of a load that misses nothing"},
+               {"fetch/confidence", "ratio", "derived: share of leave-one-out refits choosing the same granularities"},
+               {"fetch/rms_log_error", "ratio", "derived: the fit's RMS error of log latency"}};
+  s.views = {line_view("stride", "latency/cycles", "path")};
+  s.covers = {{"hierarchy.l1.fetch", "fetch/bytes", {{"path", "ca"}}},
+              {"hierarchy.l2.fetch", "fetch/bytes", {{"path", "cg"}}},
+              {"hierarchy.l2.miss_penalty", "fetch/miss_cycles", {{"path", "cg"}}},
+              {"hierarchy.readonly.fetch", "fetch/bytes", {{"path", "nc"}}},
+              {"hierarchy.texture.fetch", "fetch/bytes", {{"path", "tex"}}},
+              {"hierarchy.const.l1_fetch", "fetch/bytes", {{"path", "const"}}},
+              {"hierarchy.const.l15_fetch", "fetch/next_bytes", {{"path", "const"}}}};
+  s.run = run_fetch;
+  s.summarize = summarize_fetch;
+  s.time_cap_s = 15;
+  s.quick_time_cap_s = 2;
+  return s;
+}
+
+ProbeSpec ways_spec() {
+  ProbeSpec s;
+  s.id = "memory.hierarchy.ways";
+  s.description = "associativity, set stride and replacement policy of the L1 data cache and the constant L1 (conflict sets, re-reference test)";
+  s.axes = {std::move(Axis::list("path", std::vector<std::string>{"ca", "const"})).quick_list({std::string("const")})};
+  s.sass = chase_sass({kCa, kConst});
+  s.metrics = {{"ways/found", "bool", "1 when a distance made lines conflict before the cache was full"},
+               {"ways/count", "lines", "lines of one set that still all hit (the ways)"},
+               {"ways/confidence", "ratio", "1 - the permutation p-value of the step from hits to misses"},
+               {"ways/set_stride_bytes", "bytes", "the smallest distance whose lines share a set (sets x line)"},
+               {"ways/capacity_bytes", "bytes", "ways x set stride: the capacity the set structure implies"},
+               {"ways/hit_cycles", "cycles", "latency per access while the set holds the walk"},
+               {"ways/miss_cycles", "cycles", "latency per access once it does not"},
+               {"ways/miss_share_next", "ratio", "share of misses of a walk one line longer than the ways (1: LRU or FIFO)"},
+               {"ways/line_at_most_bytes", "bytes", "the smallest distance whose walk filled the whole capacity: the line is no longer"},
+               {"replacement/kept", "count", "re-reference trials in which the re-touched first line survived"},
+               {"replacement/control_kept", "count", "control trials (no extra line) that kept the first line: all, or no verdict"},
+               {"replacement/trials", "count", "re-reference trials"},
+               {"replacement/confidence", "ratio", "confidence of the policy verdict (binomial)"}};
+  s.covers = {{"hierarchy.l1.ways", "extra.ways_answer", {{"path", "ca"}}},
+              {"hierarchy.const.l1_ways", "ways/count", {{"path", "const"}}},
+              {"hierarchy.const.l1_line", "ways/line_at_most_bytes", {{"path", "const"}}},
+              {"hierarchy.const.l1_replacement", "extra.replacement_policy", {{"path", "const"}}}};
+  s.run = run_ways;
+  s.time_cap_s = 20;
+  s.quick_time_cap_s = 3;
+  return s;
+}
+
+ProbeSpec evict_spec() {
+  ProbeSpec s;
+  s.id = "memory.hierarchy.sharing";
+  s.description = "whether the L1, read-only and texture paths share storage: one path's lines evicted by another's";
+  s.axes = {std::move(Axis::list("pair", std::vector<std::string>{"ca_ca", "ca_nc", "ca_tex", "nc_tex"}))
+                .quick_list({std::string("ca_tex")})};
+  const std::map<int, std::string> op = {{kCa, "LDG.E"}, {kNc, "LDG.E.CONSTANT"}, {kTex, "TLD"}};
+  for (const PathPair& p : kPairs)
+    s.sass.push_back(expect_sass("*evict_kernel<" + std::to_string(p.a) + ", " + std::to_string(p.b) + ">*",
+                                 SassRegion::Clocked, {{op.at(p.a), kUnroll, kUnroll}}));
+  s.metrics = {{"latency/cycles", "cycles", "per load of the first chain's lap after the second chain's lap"},
+               {"sharing/alone_cycles", "cycles", "per load of the first chain's lap with nothing in between"},
+               {"sharing/slowdown", "ratio", "after over alone: above 1.5, the paths share storage"}};
+  s.covers = {{"hierarchy.sharing.l1_texture", "extra.verdict", {{"pair", "ca_tex"}}},
+              {"hierarchy.sharing.l1_readonly", "extra.verdict", {{"pair", "ca_nc"}}}};
+  s.run = run_evict;
+  s.time_cap_s = 6;
+  s.quick_time_cap_s = 1;
+  return s;
+}
+
+ProbeSpec l15_scope_spec() {
+  ProbeSpec s;
+  s.id = "memory.hierarchy.const_l15_scope";
+  s.description = "how many SMs share a constant L1.5: one SM warms it, every other SM times the same lines";
+  s.sass = {expect_sass("*l15_scope_kernel*", SassRegion::Clocked, {{"LDC", kUnroll, kUnroll + 1}}, {"LDL", "STL", "LDG"})};
+  s.metrics = {{"latency/cycles", "cycles", "median over SMs not sharing the leader's L1.5 of their lap's time per load"},
+               {"scope/leader_cycles", "cycles", "the leader's own second lap, per load (an L1.5 hit)"},
+               {"scope/sms_sharing", "SMs", "SMs whose lap found the leader's lines, the leader included (median over trials)"}};
+  s.covers = {{"hierarchy.const.l15_scope", "scope/sms_sharing", {}}};
+  s.run = run_l15_scope;
+  s.time_cap_s = 4;
+  s.quick_time_cap_s = 1;
+  return s;
+}
+
+GD_REGISTER_PROBE(capacity_spec());
+GD_REGISTER_PROBE(carveout_spec());
+GD_REGISTER_PROBE(l2_spec());
+GD_REGISTER_PROBE(const_spec());
+GD_REGISTER_PROBE(fetch_spec());
+GD_REGISTER_PROBE(ways_spec());
+GD_REGISTER_PROBE(evict_spec());
+GD_REGISTER_PROBE(l15_scope_spec());
+
+}  // namespace
+}  // namespace gd
