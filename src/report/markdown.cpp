@@ -9,6 +9,7 @@
 #include "report/coverage.hpp"
 #include "report/format.hpp"
 #include "report/guide.hpp"
+#include "report/hierarchy_glance.hpp"
 #include "report/headlines.hpp"
 #include "report/item_values.hpp"
 #include "report/probe_json.hpp"
@@ -305,6 +306,7 @@ std::string markdown_report(const RunDocument& doc, const std::vector<const Prob
   const bool reference = is_reference(doc);
   if (!reference) os << contention_banner(doc);
   if (!reference) os << at_a_glance(doc);
+  if (!reference) os << hierarchy_glance_markdown(doc);
   os << summary_section(doc);
   os << legend();
   os << category_sections(doc.records);

@@ -393,11 +393,6 @@ void run_ways(ProbeContext& ctx) {
   ctx.metric("ways/confidence", w.confidence);
   ctx.metric("ways/set_stride_bytes", set.set_stride);
   ctx.metric("ways/capacity_bytes", set.set_stride * set.ways);
-  // At the smallest distance, a walk that fits exactly the capacity the set structure implies put
-  // every address in a line of its own: the line is no longer than that distance.
-  const Conflict& nearest = sweeps.front();
-  if (nearest.ways.found && double(nearest.ways.ways) * double(nearest.distance) == set.set_stride * set.ways)
-    ctx.metric("ways/line_at_most_bytes", double(nearest.distance));
   ctx.metric("ways/hit_cycles", w.hit_latency);
   ctx.metric("ways/miss_cycles", w.miss_latency);
   if (w.next_measured) ctx.metric("ways/miss_share_next", w.miss_share_next);
@@ -606,6 +601,24 @@ void run_l15_scope(ProbeContext& ctx) {
   ctx.extra()["chain_bytes"] = kScopeBytes;
 }
 
+// At the smallest distance, a walk that fills the capacity the set structure implies (to within
+// one line) put every address in a line of its own: the line is no longer than that distance.
+void summarize_ways(SummaryContext& sc) {
+  for (const Record* r : sc.ok_records()) {
+    const Metric* ways = r->metric("ways/count");
+    const Metric* stride = r->metric("ways/set_stride_bytes");
+    if (!ways || !stride || !r->extra.contains("conflict_sweeps") || r->extra["conflict_sweeps"].empty()) continue;
+    const auto& nearest = r->extra["conflict_sweeps"][0];
+    const double d = nearest["distance_bytes"].get<double>();
+    const double fitted = nearest["ways"].get<double>() * d, capacity = ways->value() * stride->value();
+    if (!nearest["ways_found"].get<bool>() || std::abs(fitted - capacity) > d) continue;
+    Record& out = sc.derive({{"path", std::get<std::string>(*find_param(r->params, "path"))}, {"quantity", std::string("line")}}, {r});
+    sc.add_metric(out, "ways/line_at_most_bytes", single_value(d));
+    out.extra["note"] = "a walk of lines " + std::to_string(int(d)) + " B apart filled the " + std::to_string(int(capacity)) +
+                        " B the sets hold: each address had a line of its own";
+  }
+}
+
 // ---- summaries ---------------------------------------------------------------------------------
 
 struct Curve {
@@ -642,6 +655,7 @@ std::vector<ChangePoint> derive_steps(SummaryContext& sc, const Params& params, 
     Params p = params;
     p.push_back({"level", i < names.size() ? names[i] : "step " + std::to_string(i + 1)});
     Record& r = sc.derive(p, c.sources);
+    sc.add_metric(r, "latency/cycles", single_value(s.before));  // where the report draws the knee's band
     sc.add_metric(r, "capacity/bytes", single_value(s.last_before));
     sc.add_metric(r, "capacity/upper_bytes", single_value(s.first_after));
     sc.add_metric(r, "capacity/confidence", single_value(s.confidence));
@@ -781,12 +795,14 @@ std::vector<SassExpectation> chase_sass(std::vector<int> paths) {
 }
 
 std::vector<MetricSpec> chase_metrics() {
-  return {{"latency/cycles", "cycles", "mean time of one dependent load of the chase (median over repeats)"},
+  return {{"latency/cycles", "cycles", "mean time of one dependent load of the chase (median over repeats; derived: the level's median)"},
           {"capacity/bytes", "bytes", "derived: the last footprint below a latency step (the level's capacity)"},
           {"capacity/upper_bytes", "bytes", "derived: the first footprint past the step"},
           {"capacity/confidence", "ratio", "derived: 1 - the step's permutation p-value"},
           {"latency/below_cycles", "cycles", "derived: median latency of the level below the step"},
           {"latency/above_cycles", "cycles", "derived: median latency of the level above the step"},
+          {"line/bytes", "bytes", "derived: the largest stride whose capacity knee did not move (the line)"},
+          {"line/confidence", "ratio", "derived: the least confidence of the knees it was read from"},
           {"capacity/overflow_ratio", "ratio", "derived: the first footprint past the level over its capacity"},
           {"capacity/miss_penalty_cycles", "cycles", "derived: the level above's latency minus this level's (MT4G's miss penalty)"},
           {"capacity/at_least_bytes", "bytes", "derived: a level with no step inside the sweep holds at least this much"},
@@ -794,9 +810,13 @@ std::vector<MetricSpec> chase_metrics() {
            "derived: share of loads missing at that footprint (near 1: LRU or FIFO; partial: another policy)"}};
 }
 
+// Latency over footprint, each detected knee a band from the level's last point to the first past it.
 ReportView footprint_view(std::string series) {
   ReportView v = line_view("bytes", "latency/cycles", std::move(series));
   v.log_x = true;
+  v.span_first = "capacity/bytes";
+  v.span_last = "capacity/upper_bytes";
+  v.span_label = "level";
   return v;
 }
 
@@ -830,7 +850,7 @@ ProbeSpec footprint_spec(FootprintFamily f) {
 }
 
 ProbeSpec capacity_spec() {
-  ProbeSpec s = footprint_spec(
+  return footprint_spec(
       {"memory.hierarchy.capacity",
        "capacity and line size of the L1, read-only and texture paths: random chase latency vs footprint at 4 pointer strides",
        {std::move(Axis::list("path", std::vector<std::string>{"ca", "nc", "tex"})).quick_list({std::string("ca")}),
@@ -847,9 +867,6 @@ ProbeSpec capacity_spec() {
        run_capacity,
        summarize_capacity,
        40});
-  s.metrics.push_back({"line/bytes", "bytes", "derived: the largest stride whose capacity knee did not move (the line)"});
-  s.metrics.push_back({"line/confidence", "ratio", "derived: the least confidence of the knees it was read from"});
-  return s;
 }
 
 ProbeSpec carveout_spec() {
@@ -948,16 +965,17 @@ ProbeSpec ways_spec() {
                {"ways/hit_cycles", "cycles", "latency per access while the set holds the walk"},
                {"ways/miss_cycles", "cycles", "latency per access once it does not"},
                {"ways/miss_share_next", "ratio", "share of misses of a walk one line longer than the ways (1: LRU or FIFO)"},
-               {"ways/line_at_most_bytes", "bytes", "the smallest distance whose walk filled the whole capacity: the line is no longer"},
+               {"ways/line_at_most_bytes", "bytes", "derived: the smallest distance whose walk filled the whole capacity: the line is no longer"},
                {"replacement/kept", "count", "re-reference trials in which the re-touched first line survived"},
                {"replacement/control_kept", "count", "control trials (no extra line) that kept the first line: all, or no verdict"},
                {"replacement/trials", "count", "re-reference trials"},
                {"replacement/confidence", "ratio", "confidence of the policy verdict (binomial)"}};
   s.covers = {{"hierarchy.l1.ways", "extra.ways_answer", {{"path", "ca"}}},
               {"hierarchy.const.l1_ways", "ways/count", {{"path", "const"}}},
-              {"hierarchy.const.l1_line", "ways/line_at_most_bytes", {{"path", "const"}}},
+              {"hierarchy.const.l1_line", "ways/line_at_most_bytes", {{"path", "const"}, {"quantity", "line"}}},
               {"hierarchy.const.l1_replacement", "extra.replacement_policy", {{"path", "const"}}}};
   s.run = run_ways;
+  s.summarize = summarize_ways;
   s.time_cap_s = 20;
   s.quick_time_cap_s = 3;
   return s;
