@@ -196,3 +196,10 @@ def test_the_machine_model_matches_its_schema_and_loads(tmp_path):
     doc = load_model(out)
     del doc["instructions"][0]["latency_record"]
     assert errors("model", doc), "the schema accepts an instruction without its record"
+    # The cache levels memory.hierarchy.* measured: the constant L1's geometry, each answer with its record.
+    doc = load_model(out)
+    levels = {c["level"]: c for c in doc["caches"]}
+    assert levels["constant_l1"]["capacity"]["value"] == 2048 and "ways" in levels["constant_l1"]
+    assert levels["l1"]["line"]["shown"] == "128 B" and levels["l1"]["line"]["record"].startswith("memory.hierarchy.capacity")
+    levels["l1"]["line"]["bytes"] = 128
+    assert errors("model", doc), "the schema accepts a cache answer field it does not define"

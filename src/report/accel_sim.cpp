@@ -9,6 +9,7 @@
 #include "core/json_fields.hpp"
 #include "report/csv.hpp"
 #include "report/format.hpp"
+#include "report/hierarchy_glance.hpp"
 #include "report/run_view.hpp"
 
 namespace gd {
@@ -128,6 +129,44 @@ std::vector<OpcodeTiming> opcode_timings(const RunDocument& run) {
   return out;
 }
 
+// The caches' geometry memory.hierarchy.* measured, as comments on the options that would carry
+// it: each of these options also holds MSHR, miss-queue and port fields nothing here measures, so
+// they stay unset, with what was measured said where a reader of the configuration looks.
+void cache_geometry_lines(const RunDocument& run, std::vector<ConfigLine>& g) {
+  const std::vector<CacheLevelFacts> levels = hierarchy_facts(run);
+  const auto find = [&](const std::string& key) -> const CacheLevelFacts* {
+    for (const CacheLevelFacts& l : levels)
+      if (l.key == key) return &l;
+    return nullptr;
+  };
+  const auto said = [](const char* what, const std::optional<CacheFact>& f) {
+    return f ? std::string(what) + " " + f->shown + (f->record.empty() ? "" : " (" + f->record + ")") : std::string();
+  };
+  const auto join = [](std::vector<std::string> parts) {
+    std::string out;
+    for (const std::string& p : parts)
+      if (!p.empty()) out += (out.empty() ? "" : "; ") + p;
+    return out;
+  };
+  const std::string fields = ": the option's sets and ways, MSHR, miss-queue and port fields are not all measured, so it is not set";
+  if (const CacheLevelFacts* l1 = find("l1"))
+    g.push_back({"-gpgpu_cache:dl1", "",
+                 "not measured in full: " + join({said("capacity", l1->capacity), said("line", l1->line),
+                                                  said("sector (fetch)", l1->fetch), said("ways", l1->ways),
+                                                  said("replacement", l1->replacement)}) + fields,
+                 false});
+  if (const CacheLevelFacts* c = find("constant_l1"))
+    g.push_back({"-gpgpu_const_cache:l1", "",
+                 "not measured in full: " + join({said("capacity", c->capacity), said("line", c->line), said("fetch", c->fetch),
+                                                  said("ways", c->ways), said("replacement", c->replacement)}) + fields,
+                 false});
+  if (const CacheLevelFacts* l2 = find("l2_segment"))
+    g.push_back({"-gpgpu_cache:dl2", "",
+                 "not measured in full: " + join({said("one SM's segment", l2->capacity), said("line", l2->line),
+                                                  said("fetch", l2->fetch)}) + fields,
+                 false});
+}
+
 AccelSimExport accel_sim_export(const RunDocument& run) {
   AccelSimExport e;
   const nlohmann::json& dev = run.device;
@@ -180,6 +219,8 @@ AccelSimExport accel_sim_export(const RunDocument& run) {
     else
       g.push_back({"-gpgpu_kernel_launch_latency", "", "not measured: no dependent-kernel gap in this run", false});
   }
+
+  cache_geometry_lines(run, g);
 
   e.opcodes = opcode_timings(run);
   auto& t = e.trace;

@@ -6,6 +6,7 @@
 #include "report/accel_sim.hpp"
 #include "report/format.hpp"
 #include "report/headlines.hpp"
+#include "report/hierarchy_glance.hpp"
 #include "report/run_view.hpp"
 
 namespace gd {
@@ -49,6 +50,31 @@ nlohmann::json memory_levels(const RunDocument& run) {
                                       {"last_bytes", "level/last_bytes"}})
       if (const Metric* m = r.metric(metric)) l[key] = m->value();
     out.push_back(l);
+  }
+  return out;
+}
+
+// Each cache level's geometry as memory.hierarchy.* measured it (report/hierarchy_glance): per
+// answer its number (or text), unit and record.
+nlohmann::json caches(const RunDocument& run) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CacheLevelFacts& l : hierarchy_facts(run)) {
+    nlohmann::json level = {{"level", l.key}, {"name", l.name}};
+    for (const auto& [key, f] : {std::pair<const char*, const std::optional<CacheFact>*>{"capacity", &l.capacity},
+                                 {"line", &l.line},
+                                 {"fetch", &l.fetch},
+                                 {"ways", &l.ways},
+                                 {"replacement", &l.replacement},
+                                 {"latency", &l.latency},
+                                 {"bandwidth", &l.bandwidth},
+                                 {"shared_with", &l.shared_with}}) {
+      if (!*f) continue;
+      nlohmann::json a = {{"shown", (*f)->shown}, {"record", (*f)->record}};
+      if ((*f)->value) a["value"] = *(*f)->value;
+      if (!(*f)->unit.empty()) a["unit"] = (*f)->unit;
+      level[key] = a;
+    }
+    out.push_back(level);
   }
   return out;
 }
@@ -145,6 +171,7 @@ nlohmann::json machine_model(const RunDocument& run) {
                           {"roofline", roofline(run, hs)},
                           {"headlines", headlines}};
   if (mhz > 0) model["clock"] = {{"in_kernel_sm_mhz", mhz}, {"how", how}};
+  if (nlohmann::json c = caches(run); !c.empty()) model["caches"] = c;
   return model;
 }
 

@@ -93,6 +93,24 @@ TEST(AccelSimExport, TheConfigurationFileNamesEachSource) {
   EXPECT_EQ(back.at("-gpgpu_l1_latency"), "32") << "what we write reads back as the simulator parses it";
 }
 
+// The caches' measured geometry is said beside the options that would carry it, which stay unset:
+// they also hold fields nothing measures.
+TEST(AccelSimExport, CacheGeometryIsSaidButTheCompositeOptionsStayUnset) {
+  const AccelSimExport e = accel_sim_export(test_support::committed_suite_doc());
+  const ConfigLine* konst = line(e, "-gpgpu_const_cache:l1");
+  ASSERT_NE(konst, nullptr);
+  EXPECT_EQ(konst->value, "");
+  EXPECT_FALSE(konst->measured);
+  EXPECT_NE(konst->source.find("capacity 2 KiB (memory.hierarchy.const_capacity"), std::string::npos) << konst->source;
+  EXPECT_NE(konst->source.find("ways 4 ways, sets 512 B apart"), std::string::npos) << konst->source;
+  EXPECT_NE(konst->source.find("replacement fifo"), std::string::npos) << konst->source;
+  const ConfigLine* l1 = line(e, "-gpgpu_cache:dl1");
+  ASSERT_NE(l1, nullptr);
+  EXPECT_NE(l1->source.find("line 128 B"), std::string::npos) << l1->source;
+  const std::string text = render_config(e.gpgpusim, test_support::committed_suite_doc(), "gpgpusim.config");
+  EXPECT_EQ(parse_config(text).count("-gpgpu_const_cache:l1"), 0u) << "a comment, not an option the simulator reads";
+}
+
 TEST(AccelSimExport, ParsesConfigurationsAsTheSimulatorDoes) {
   const auto c = parse_config("# a comment\n\n-gpgpu_l1_latency 41  # tuned\n-gpgpu_cache:dl1 S:4:128:64,L:T:m:L:L\n"
                               "-dram_latency 100\n-dram_latency 194\nnot an option\n");
