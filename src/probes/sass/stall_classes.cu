@@ -251,12 +251,13 @@ void run_stall_class(ProbeContext& ctx, const ClassRow& row) {
     nlohmann::json patch;
     std::size_t patched = 0;
   };
-  // A quick run sweeps the removed waits from stall 15 down and stops after three identical
-  // faults: without its waits a load chain faults at every stall (a fresh child each, about a
-  // second after a memory fault), and stall 15 failing already says no stall up to 15 suffices.
-  // It leaves out the yield sweep, which explains wrong kept-wait stalls but feeds no metric.
+  // A quick run sweeps the removed waits from stall 15 down and stops at the first fault: without
+  // its waits a load chain faults at every stall (a fresh child each, about a second after a
+  // memory fault: three of them were 3.9 s of the 12-03b quick run's 61 s), and stall 15 failing
+  // already says no stall up to 15 suffices; the full run sweeps all sixteen. It leaves out the
+  // yield sweep, which explains wrong kept-wait stalls but feeds no metric.
   const bool compiler_yield = k.control(shape.runs.front().first).yield;
-  const int quick_stop_after = ctx.quick() ? 3 : 0;
+  const int quick_stop_after = ctx.quick() ? 1 : 0;
   std::vector<Point> points(kUnpatched);
   std::vector<std::string> groups(kUnpatched);
   std::vector<sass::Cubin> cubins;
