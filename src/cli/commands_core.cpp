@@ -460,6 +460,8 @@ int do_run(const RunArgs& args) {
   }
   auto planned = plan(probes, device);
   apply_axis_overrides(planned, axis_overrides);
+  const sass::RunVerifier verifier = sass::make_run_verifier(probes, device);
+  opts.verifier_ready = verifier.ready;
   // The state after the last probe, and where the time went, go into the journal's finish line.
   std::vector<std::string> changed;
   std::vector<std::pair<std::string, double>> walls;
@@ -482,7 +484,7 @@ int do_run(const RunArgs& args) {
     void on_record(const Record& r) override { n += r.status == Status::Ok && !r.derived && has_flag(r, kContendedFlag); }
   } contended_count(contended);
   const ExecuteSummary s =
-      execute(planned, device, {&contended_count, &journal, &db_copy, &table}, sass::make_verifier(probes), opts);
+      execute(planned, device, {&contended_count, &journal, &db_copy, &table}, verifier.check, opts);
 
   try {
     write_run_file_atomic(stem + ".json", journal.document());

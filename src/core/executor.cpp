@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -167,8 +168,9 @@ void recover_from(const CudaError& e) {
   (void)cudaGetLastError();
 }
 
+// Measures one point; its SASS check is verify_point's, made when the verifier is ready.
 Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device, const ExecuteOptions& opts,
-                 double budget_s, const SassVerifier& verify) {
+                 double budget_s) {
   Record r = base_record(spec, params);
   const double t0 = steady_now_s();
   ProbeContext ctx(spec, params, device, opts.quick, budget_s, opts.sampling);
@@ -190,12 +192,6 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
     r.metrics.clear();
   }
   if (r.status != Status::Ok) r.kernels = ctx.kernels();  // what ran before it stopped
-  // The first check reads and disassembles the whole binary (seconds): that is the run's cost,
-  // not the probe's, so the point's elapsed time leaves it out and the record says how long.
-  const double verify_t0 = steady_now_s();
-  r.sass = check_point(spec, device, r, verify);
-  const double verify_s = steady_now_s() - verify_t0;
-  if (verify_s > 0.5) r.extra["sass_verify_s"] = verify_s;
   if (const auto after = throttle_before ? read_throttle_counters(device.pci_bus_id) : std::nullopt) {
     // Limiters that held the clocks down at any time during the point, by NVML's counters.
     const ThrottleCounters held = throttle_between(*throttle_before, *after);
@@ -214,9 +210,18 @@ Record run_point(const ProbeSpec& spec, const Params& params, DeviceInfo& device
     r.extra["device_state"] = {{"sm_clock_mhz", n.sm_clock_mhz}, {"mem_clock_mhz", n.mem_clock_mhz},
                                {"power_w", n.power_w}, {"temperature_c", n.temperature_c}};
   }
-  r.elapsed_s = steady_now_s() - t0 - verify_s;
+  r.elapsed_s = steady_now_s() - t0;
   check_clock(r, opts.application_sm_clock_mhz);
   return r;
+}
+
+// The point's SASS check. The first one may read and disassemble the whole binary (seconds): the
+// record says how long when it took over half a second.
+void verify_point(const ProbeSpec& spec, const DeviceInfo& device, Record& r, const SassVerifier& verify) {
+  const double t0 = steady_now_s();
+  r.sass = check_point(spec, device, r, verify);
+  const double verify_s = steady_now_s() - t0;
+  if (verify_s > 0.5) r.extra["sass_verify_s"] = verify_s;
 }
 
 // A probe's time cap (all its points), after the user's override and the run's scale.
@@ -311,7 +316,7 @@ std::vector<Record> run_isolated(const ProbeSpec& spec, const std::vector<Params
       if (protocol_error.empty()) protocol_error = std::string("unreadable result from the child process: ") + e.what();
       return;
     }
-    r.sass = check_point(spec, device, r, verify);
+    verify_point(spec, device, r, verify);
     r.extra["isolated"] = true;
     check_clock(r, opts.application_sm_clock_mhz);
     tenants.mark(r);
@@ -459,6 +464,24 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
   for (const auto& pp : planned) total += pp.skip_reason ? 1 : expand(pp.axes, opts.quick).size();
   Progress progress(opts.progress, total);
   TenantWatch tenants(opts);
+  // Finished points wait here, in order, for their SASS check, count and emission while the
+  // verifier is still being prepared (sass::make_run_verifier reads and disassembles the binary
+  // on a background thread: seconds the first probes would otherwise wait); the next probe runs
+  // meanwhile. Drained whenever the verifier is ready, before an isolated probe, and at the end
+  // (also of an interrupted run: nothing finished is lost).
+  std::deque<std::function<void()>> pending;
+  const auto drain = [&](bool wait) {
+    if (!wait && opts.verifier_ready && !opts.verifier_ready()) return;
+    while (!pending.empty()) {
+      const std::function<void()> job = std::move(pending.front());
+      pending.pop_front();
+      job();
+    }
+  };
+  const auto defer = [&](std::function<void()> job) {
+    pending.push_back(std::move(job));
+    drain(false);
+  };
 
   const auto run_probe = [&](const PlannedProbe& pp) {
     const ProbeSpec& spec = *pp.spec;
@@ -467,32 +490,42 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
       r.status = Status::Skipped;
       r.reason = *pp.skip_reason;
       r.sass = {SassStatus::NotApplicable, "skipped: nothing was measured"};
-      emit(sinks, r);
-      count(summary, r);
+      defer([&sinks, &summary, r] {
+        emit(sinks, r);
+        count(summary, r);
+      });
       progress.advance();
       return;
     }
     const auto points = expand(pp.axes, opts.quick);
     if (points.empty()) return;
     if (is_isolated(spec, opts)) {
+      drain(true);
       const auto records = run_isolated(spec, points, device, opts, verify, sinks, summary, progress, tenants);
       if (!g_interrupted) run_summary(spec, records, device, sinks, summary, opts.application_sm_clock_mhz);
       return;
     }
     const double cap = probe_cap(spec, opts);
     const double probe_start = steady_now_s();
-    std::vector<Record> records;
+    auto checked = std::make_shared<std::vector<Record>>();  // the analysis reads the checked points
     for (std::size_t i = 0; i < points.size(); ++i) {
       if (g_interrupted) break;
       progress.show(spec.id, points[i]);
-      Record r = run_point(spec, points[i], device, opts, point_budget(cap, probe_start, points.size(), i), verify);
+      Record r = run_point(spec, points[i], device, opts, point_budget(cap, probe_start, points.size(), i));
       tenants.mark(r);
-      count(summary, r);
-      emit(sinks, r);
-      records.push_back(std::move(r));
+      // Explicit captures: the job outlives this call, and spec is a reference to the planned probe.
+      defer([&sinks, &summary, &device, &verify, spec = pp.spec, checked, r = std::move(r)]() mutable {
+        verify_point(*spec, device, r, verify);
+        count(summary, r);
+        emit(sinks, r);
+        checked->push_back(std::move(r));
+      });
       progress.advance();
     }
-    if (!g_interrupted) run_summary(spec, records, device, sinks, summary, opts.application_sm_clock_mhz);
+    if (!g_interrupted)
+      defer([&sinks, &summary, &device, mhz = opts.application_sm_clock_mhz, spec = pp.spec, checked] {
+        run_summary(*spec, *checked, device, sinks, summary, mhz);
+      });
   };
   for (const auto& pp : planned) {
     if (g_interrupted) break;
@@ -500,6 +533,7 @@ ExecuteSummary execute(const std::vector<PlannedProbe>& planned, DeviceInfo& dev
     run_probe(pp);
     if (opts.probe_wall_s) opts.probe_wall_s->emplace_back(pp.spec->id, steady_now_s() - t0);
   }
+  drain(true);
   progress.finish();
   summary.interrupted = g_interrupted;
   for (RecordSink* s : sinks) s->on_finish(!summary.interrupted);
@@ -534,7 +568,7 @@ int probe_child_main(const Registry& registry, const std::string& job_path, int 
   const double cap = job.at("cap_s").get<double>();
   const double start = steady_now_s();
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const Record r = run_point(*spec, points[i], device, opts, point_budget(cap, start, points.size(), i), {});
+    const Record r = run_point(*spec, points[i], device, opts, point_budget(cap, start, points.size(), i));
     const std::string line = nlohmann::json{{"record", to_json(r)}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     for (std::size_t done = 0; done < line.size();) {
       const ssize_t n = ::write(record_fd, line.data() + done, line.size() - done);

@@ -74,6 +74,10 @@ struct ExecuteOptions {
   // flagged `contended` (extra.contended says why) when the look before it or after it saw one.
   // Empty: nobody looks.
   std::function<std::optional<std::string>()> tenants;
+  // Whether the SASS verifier answers without waiting (sass::make_run_verifier prepares it on a
+  // background thread). While it does not, finished points wait, in order, for their check,
+  // count and emission, and the next probe runs. Empty: always ready.
+  std::function<bool()> verifier_ready;
 };
 
 struct ExecuteSummary {

@@ -1,9 +1,17 @@
 #include "sass/verify.hpp"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <future>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <utility>
 
 #include "core/match.hpp"
 #include "core/parallel.hpp"
@@ -284,8 +292,30 @@ SassCheck check_point(const ProbeSpec& probe, const CodeBase& code, const std::v
 
 // ----------------------------------------------------------------------------------- Verifier
 
+namespace {
+
+struct PublishedCode {
+  std::mutex mutex;
+  std::vector<std::pair<Arch, OwnCode>> codes;
+};
+
+PublishedCode& published_code() {
+  static PublishedCode p;
+  return p;
+}
+
+}  // namespace
+
+OwnCode own_code_base(const Arch& arch) {
+  PublishedCode& p = published_code();
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  for (const auto& [a, c] : p.codes)
+    if (a == arch) return c;
+  return {};
+}
+
 Verifier::Verifier(std::string path)
-    : embedded_(embedded_cubins(path.empty() ? own_executable_path() : path)) {}
+    : embedded_(embedded_cubins(path.empty() ? own_executable_path() : path)), own_(path.empty()) {}
 
 std::vector<Arch> Verifier::archs() const { return embedded_.archs(); }
 
@@ -295,8 +325,17 @@ const CodeBase& Verifier::code_for(const Arch& arch) {
   std::vector<const Cubin*> cubins;
   for (const auto& c : embedded_.cubins)
     if (c.arch() == arch) cubins.push_back(&c);
-  cache_.emplace_back(arch, std::make_unique<CodeBase>(arch, cubins));
-  return *cache_.back().second;
+  auto code = std::make_shared<const CodeBase>(arch, cubins);
+  cache_.emplace_back(arch, code);
+  if (own_ && code->has_text()) {
+    PublishedCode& p = published_code();
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    const auto with_kernels = std::count_if(cubins.begin(), cubins.end(), [](const Cubin* c) { return !c->kernels().empty(); });
+    const auto same = std::find_if(p.codes.begin(), p.codes.end(), [&](const auto& e) { return e.first == arch; });
+    if (same != p.codes.end()) p.codes.erase(same);  // the newest verifier's
+    p.codes.emplace_back(arch, OwnCode{code, std::size_t(with_kernels)});
+  }
+  return *code;
 }
 
 std::string outside_cc_range(const Requirements& needs, const Arch& arch) {
@@ -384,20 +423,53 @@ SassCheck verify_probe(const ProbeSpec& probe, const Arch& arch, const std::stri
   return Verifier(executable_path).verify(probe, arch);
 }
 
-SassVerifier make_verifier(std::vector<const ProbeSpec*> probes) {
-  // Reading and disassembling the binary is deferred to the first probe and then shared; so is
-  // checking every planned probe's expectations, on all cores.
-  auto verifier = std::make_shared<std::unique_ptr<Verifier>>();
-  return [verifier, probes](const ProbeSpec& probe, const DeviceInfo& device, const std::vector<std::string>& kernels) -> SassCheck {
-    const bool first = !*verifier;
-    if (first) *verifier = std::make_unique<Verifier>();
-    const auto arch = (*verifier)->arch_for(device);
+namespace {
+
+// The verifier a run shares between its points, and the background preparation that builds it.
+struct SharedVerifier {
+  std::unique_ptr<Verifier> verifier;
+  std::future<std::unique_ptr<Verifier>> prefetch;
+};
+
+std::unique_ptr<Verifier> prepared_verifier(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device) {
+  auto v = std::make_unique<Verifier>();
+  if (const auto arch = v->arch_for(device)) v->prepare(probes, *arch);
+  return v;
+}
+
+// The calling thread, and the threads and programs (nvdisasm) it starts, yield the CPU to the
+// run's own thread: on Linux a thread's nice value is its own and is inherited by what it creates.
+void lower_this_threads_priority() { (void)::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), 10); }
+
+SassVerifier shared_verifier(std::shared_ptr<SharedVerifier> shared, std::vector<const ProbeSpec*> probes) {
+  return [shared, probes](const ProbeSpec& probe, const DeviceInfo& device, const std::vector<std::string>& kernels) -> SassCheck {
+    // A prefetch that failed fails this point's check with its reason; the next point builds anew.
+    if (shared->prefetch.valid()) shared->verifier = std::exchange(shared->prefetch, {}).get();
+    if (!shared->verifier) shared->verifier = prepared_verifier(probes, device);
+    const auto arch = shared->verifier->arch_for(device);
     if (!arch)
       return {SassStatus::Unverified, "the binary has no SASS for " + device.sm_name() +
                                           " (the driver JIT-compiles PTX, which is not checked)"};
-    if (first) (*verifier)->prepare(probes, *arch);
-    return (*verifier)->verify_point(probe, *arch, kernels);
+    return shared->verifier->verify_point(probe, *arch, kernels);
   };
+}
+
+}  // namespace
+
+SassVerifier make_verifier(std::vector<const ProbeSpec*> probes) {
+  return shared_verifier(std::make_shared<SharedVerifier>(), std::move(probes));
+}
+
+RunVerifier make_run_verifier(std::vector<const ProbeSpec*> probes, const DeviceInfo& device) {
+  auto shared = std::make_shared<SharedVerifier>();
+  shared->prefetch = std::async(std::launch::async, [probes, device] {
+    lower_this_threads_priority();
+    return prepared_verifier(probes, device);
+  });
+  const auto ready = [shared] {
+    return !shared->prefetch.valid() || shared->prefetch.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
+  return {shared_verifier(shared, std::move(probes)), ready};
 }
 
 }  // namespace gd::sass

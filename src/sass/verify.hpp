@@ -94,9 +94,19 @@ class Verifier {
 
  private:
   EmbeddedCubins embedded_;
-  std::vector<std::pair<Arch, std::unique_ptr<CodeBase>>> cache_;
+  bool own_ = false;  // our own binary: its code bases are published (own_code_base)
+  std::vector<std::pair<Arch, std::shared_ptr<const CodeBase>>> cache_;
   std::map<std::pair<const ProbeSpec*, std::string>, SassCheck> whole_checks_;  // verify() per probe and arch
 };
+
+// The code base of our own binary for `arch` once a Verifier has disassembled it in this process
+// (the run's, prepared at its start), with how many cubins it came from; nullptr before. So a probe
+// that reads our own code (isa.tables) need not read and disassemble the binary again.
+struct OwnCode {
+  std::shared_ptr<const CodeBase> code;
+  std::size_t cubins = 0;
+};
+OwnCode own_code_base(const Arch& arch);
 
 // One probe against one arch of an executable (ours by default); reads the binary each call,
 // so loops over many probes should hold a Verifier instead.
@@ -105,5 +115,15 @@ SassCheck verify_probe(const ProbeSpec& probe, const Arch& arch, const std::stri
 // For the executor: checks each point against the cubin for the device's arch in our own binary.
 // The probes' whole checks are made on all cores at the first point (Verifier::prepare).
 SassVerifier make_verifier(std::vector<const ProbeSpec*> probes = {});
+
+// The same, prepared at once on a background thread at low CPU priority for the device the run
+// measures: reading and disassembling the binary (2.9 s on the H200 machine) overlaps the first
+// probes, whose points wait for their checks (ExecuteOptions::verifier_ready) instead of the
+// probes waiting. `ready` says whether `check` answers without waiting.
+struct RunVerifier {
+  SassVerifier check;
+  std::function<bool()> ready;
+};
+RunVerifier make_run_verifier(std::vector<const ProbeSpec*> probes, const DeviceInfo& device);
 
 }  // namespace gd::sass

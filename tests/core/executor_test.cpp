@@ -49,6 +49,15 @@ ProbeSpec cpu_probe(const std::string& id, std::function<void(ProbeContext&)> ru
   return s;
 }
 
+// A probe whose second point raises SIGINT (as Ctrl-C would) and still finishes.
+ProbeSpec interrupted_at_x2() {
+  return cpu_probe("t.interrupted", [](ProbeContext& ctx) {
+    if (ctx.int_param("x") == 2) std::raise(SIGINT);
+    ctx.set_observed_sm_clock_mhz(1);
+    ctx.metric("value/x", 1.0);
+  });
+}
+
 Registry test_registry() {
   Registry r;
   r.add(cpu_probe("latency.alu.ffma"));
@@ -272,6 +281,86 @@ TEST(Execute, TheVerifiersOneTimeDisassemblyIsNotChargedToThePoint) {
   EXPECT_LT(records.at(0).elapsed_s, 0.5) << "the probe's own time, without the disassembly";
   EXPECT_GE(records.at(0).extra.value("sass_verify_s", 0.0), 0.8);
   EXPECT_FALSE(records.at(1).extra.contains("sass_verify_s"));
+}
+
+// While the verifier is being prepared (ready() false), finished points wait for their check and
+// the next probe runs; they are checked and emitted in run order once it is ready, each probe's
+// analysis after its points, and a run that ends first emits them at its end.
+TEST(Execute, PointsWaitInOrderForAVerifierStillBeingPrepared) {
+  std::vector<std::string> events;
+  bool ready = false;
+  Registry reg;
+  const auto logging = [&](std::string id) {
+    return [&events, id](ProbeContext& ctx) {
+      events.push_back("run " + id + " " + std::to_string(ctx.int_param("x")));
+      ctx.set_observed_sm_clock_mhz(1000);
+      ctx.metric("value/x", double(ctx.int_param("x")));
+    };
+  };
+  ProbeSpec a = cpu_probe("t.a", logging("t.a"));
+  a.summarize = [&events](SummaryContext& sc) {
+    events.push_back("analysis t.a");
+    Record& d = sc.derive({{"analysis", ParamValue{std::string("sum")}}}, sc.ok_records());
+    sc.add_metric(d, "value/x", single_value(double(sc.ok_records().size())));
+  };
+  reg.add(a);
+  reg.add(cpu_probe("t.b", logging("t.b")));
+  reg.add(cpu_probe("t.c", [&](ProbeContext& ctx) {
+    ready = true;  // the background preparation finishes while t.c measures
+    logging("t.c")(ctx);
+  }));
+  struct Logging : RecordSink {
+    std::vector<std::string>& events;
+    std::vector<Record> records;
+    explicit Logging(std::vector<std::string>& e) : events(e) {}
+    void on_record(const Record& r) override {
+      events.push_back("emit " + r.id + (r.derived ? " derived" : " " + to_string(r.params)));
+      records.push_back(r);
+    }
+  } sink(events);
+  const SassVerifier verifier = [&](const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>&) -> SassCheck {
+    if (!ready) ADD_FAILURE() << "a check before the verifier was ready";
+    return {SassStatus::Verified, "ok"};
+  };
+  DeviceInfo d = fake_device(90, "sm_90a");
+  ExecuteOptions o;
+  o.progress = false;
+  o.verifier_ready = [&] { return ready; };
+  const ExecuteSummary s = execute(plan(select_probes(reg, {}), d), d, {&sink}, verifier, o);
+  const std::vector<std::string> points = {"x=1", "x=2", "x=3"};
+  std::vector<std::string> want;
+  for (const char* id : {"t.a", "t.b"})
+    for (int x = 1; x <= 3; ++x) want.push_back(std::string("run ") + id + " " + std::to_string(x));
+  want.push_back("run t.c 1");  // ready from here: everything waiting goes out, in order
+  for (const char* id : {"t.a", "t.b"}) {
+    for (const auto& x : points) want.push_back(std::string("emit ") + id + " " + x);
+    if (std::string(id) == "t.a") want.insert(want.end(), {"analysis t.a", "emit t.a derived"});
+  }
+  want.insert(want.end(), {"emit t.c x=1", "run t.c 2", "emit t.c x=2", "run t.c 3", "emit t.c x=3"});
+  EXPECT_EQ(events, want);
+  EXPECT_EQ(s.ok, 10);
+  for (const Record& r : sink.records) EXPECT_EQ(r.sass.status, SassStatus::Verified) << r.id;
+}
+
+TEST(Execute, ARunThatEndsBeforeTheVerifierIsReadyEmitsEverythingAtItsEnd) {
+  int checks = 0;
+  const SassVerifier verifier = [&](const ProbeSpec&, const DeviceInfo&, const std::vector<std::string>&) -> SassCheck {
+    ++checks;
+    return {SassStatus::Verified, "ok"};
+  };
+  Registry reg;
+  reg.add(interrupted_at_x2());
+  DeviceInfo d = fake_device(90, "sm_90a");
+  CollectingSink sink;
+  ExecuteOptions o;
+  o.progress = false;
+  o.verifier_ready = [] { return false; };  // never ready: the end waits for it
+  const auto s = execute(plan(select_probes(reg, {}), d), d, {&sink}, verifier, o);
+  EXPECT_TRUE(s.interrupted);
+  ASSERT_EQ(sink.records.size(), 2u) << "an interrupted run keeps the points it finished";
+  EXPECT_EQ(checks, 2);
+  EXPECT_EQ(sink.records[1].sass.status, SassStatus::Verified);
+  EXPECT_TRUE(sink.finished);
 }
 
 // Each probe's wall time (points, checks, analysis) is reported in run order, so a slow run
@@ -501,11 +590,7 @@ TEST(Execute, SkippedPointsAreNotApplicableNotUnverified) {
 
 TEST(Execute, InterruptStopsAfterThePointInFlightAndKeepsIt) {
   Registry reg;
-  reg.add(cpu_probe("t.interrupted", [](ProbeContext& ctx) {
-    if (ctx.int_param("x") == 2) std::raise(SIGINT);
-    ctx.set_observed_sm_clock_mhz(1);
-    ctx.metric("value/x", 1.0);
-  }));
+  reg.add(interrupted_at_x2());
   reg.add(cpu_probe("t.never"));
   DeviceInfo d = fake_device(90, "sm_90a");
   CollectingSink sink;

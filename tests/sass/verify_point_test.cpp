@@ -3,6 +3,10 @@
 // unverified, and a probe without SM kernels is not_applicable rather than unverified.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
+#include "sass/isa.hpp"
 #include "sass/verify.hpp"
 #include "sass_test_util.hpp"
 
@@ -84,6 +88,58 @@ TEST_P(VerifyPoint, MangledTemplateNamesAreMatchedThroughTheirDemangledForm) {
   ASSERT_NE(k->name, k->demangled) << "the test needs a mangled name";
   const SassCheck c = point(probe_with({templ}), {k->name});
   EXPECT_EQ(c.status, SassStatus::Verified) << c.detail;
+}
+
+// The run's verifier, prepared on a background thread from the device (make_run_verifier),
+// answers every point as the one built at the first point does: this binary's own
+// sm_90a kernels (the test executable carries them) against an expectation every kernel meets,
+// and a kernel the binary lacks.
+TEST(MakeVerifier, PreparedInTheBackgroundAnswersAsBuiltAtTheFirstPoint) {
+  GD_REQUIRE_DISASSEMBLER();
+  const EmbeddedCubins ours = embedded_cubins(own_executable_path());
+  std::vector<std::string> kernels;
+  for (const auto& c : ours.cubins)
+    if (c.arch() == Arch{90, true})
+      for (const auto& k : c.kernels()) kernels.push_back(k.name);
+  ASSERT_FALSE(kernels.empty()) << "the test executable carries no sm_90a kernel";
+  ProbeSpec p = probe_with({expect_sass("*", SassRegion::Whole, {{"EXIT", 1, -1}})});
+  DeviceInfo device;
+  device.cc_major = 9;
+  device.arch_code_loaded = "sm_90a";
+  const SassVerifier at_first_point = make_verifier({&p});
+  const RunVerifier run = make_run_verifier({&p}, device);
+  const SassVerifier& prefetched = run.check;
+  for (int i = 0; i < 600 && !run.ready(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(run.ready()) << "the background preparation never finished";
+  for (const auto& launched : {kernels, std::vector<std::string>{"no_such_kernel_in_this_binary"}}) {
+    const SassCheck want = at_first_point(p, device, launched), got = prefetched(p, device, launched);
+    EXPECT_EQ(got.status, want.status) << got.detail << " vs " << want.detail;
+    EXPECT_EQ(got.detail, want.detail);
+  }
+  EXPECT_EQ(prefetched(p, device, kernels).status, SassStatus::Verified) << prefetched(p, device, kernels).detail;
+}
+
+// The run's verifier publishes our own binary's code base, and the ISA tables built from it are
+// the tables isa.tables built from its own disassembly of the same cubins.
+TEST(MakeVerifier, OurOwnCodeBaseIsPublishedAndGivesTheSameIsaTables) {
+  GD_REQUIRE_DISASSEMBLER();
+  const Arch arch{90, true};
+  Verifier own;
+  const CodeBase& code = own.code_for(arch);
+  const OwnCode shared = own_code_base(arch);
+  ASSERT_EQ(shared.code.get(), &code) << "the verifier's code base is the one published";
+  EXPECT_FALSE(own_code_base(Arch{80, false}).code) << "an arch nothing disassembled is not published";
+  const EmbeddedCubins ours = embedded_cubins(own_executable_path());
+  std::vector<const Cubin*> cubins;
+  for (const auto& c : ours.cubins)
+    if (c.arch() == arch && !c.kernels().empty()) cubins.push_back(&c);
+  EXPECT_EQ(shared.cubins, cubins.size());
+  IsaTable from_shared, from_disassembly;
+  for (const auto& k : shared.code->kernels()) from_shared.add_kernel(k.instructions);
+  for (const auto& d : disassemble_all(cubins))
+    for (const auto& [_, insts] : d.kernels) from_disassembly.add_kernel(insts);
+  ASSERT_GT(from_shared.instructions(), 0u);
+  EXPECT_EQ(from_shared.to_json(arch.name()), from_disassembly.to_json(arch.name()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, VerifyPoint, ::testing::ValuesIn(testing::target_archs()),
