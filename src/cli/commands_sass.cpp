@@ -347,16 +347,22 @@ void add_isa(CLI::App& app, std::function<int()>& action) {
 
 // --------------------------------------------------------------------------- __patch-child
 
-// Internal: runs a batch of patched launches for sass::launch_batch_in_child, in a fresh process
-// so that a kernel that traps, hangs or corrupts memory takes only this process down. Outcomes
-// go to fd 3, one JSON line each, where the parent's watchdog reads them.
+// Internal: runs batches of patched launches for sass::launch_batch_in_child, in a process of its
+// own so that a kernel that traps, hangs or corrupts memory takes only this process down. Outcomes
+// go to fd 3, one JSON line each, where the parent's watchdog reads them. One batch file, or with
+// --serve one batch path per line on stdin (sass::patch_child_serve).
 void add_patch_child(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("__patch-child", "internal: launch patched cubins (used by patch probes)");
   cmd->group("");  // hidden from --help
   auto batch = std::make_shared<std::string>();
-  cmd->add_option("batch", *batch)->required();
-  cmd->callback([&action, batch] {
-    action = [batch] { return sass::patch_child_main(*batch, 3); };
+  auto serve = std::make_shared<bool>(false);
+  cmd->add_option("batch", *batch);
+  cmd->add_flag("--serve", *serve, "read batch paths from stdin, one per line");
+  cmd->callback([&action, batch, serve] {
+    action = [batch, serve] {
+      if (*serve == !batch->empty()) throw UserError("__patch-child takes a batch file or --serve");
+      return *serve ? sass::patch_child_serve(0, 3) : sass::patch_child_main(*batch, 3);
+    };
   });
 }
 

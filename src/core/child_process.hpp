@@ -3,6 +3,8 @@
 // from a pipe on fd 3 as they come and survives whatever the child does.
 #pragma once
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +30,32 @@ struct ChildOutcome {
 // that exited 127 with the reason as its output; Error is thrown only when no pipe can be made.
 ChildOutcome run_child(const std::vector<std::string>& argv, const std::function<void(const std::string&)>& on_line,
                        double line_timeout_s, const std::function<bool()>& interrupted = {});
+
+// A child that serves requests, one line each on its stdin, answered by lines on fd 3, and stays
+// alive between them: its start (a process and, for a patched launch, a CUDA context: about
+// 0.2 s on the H200 machine) is paid once for many requests. Under the same watchdog as run_child.
+// The child ends when its stdin closes (the session is destroyed, or this process dies).
+class ChildSession {
+ public:
+  explicit ChildSession(const std::vector<std::string>& argv);
+  ~ChildSession();  // closes the child's stdin, waits a moment for it to end, then kills it
+  ChildSession(const ChildSession&) = delete;
+  ChildSession& operator=(const ChildSession&) = delete;
+
+  // Sends `line` and passes each answer line to on_line until on_line returns true (the request's
+  // last answer). nullopt: answered, and the child serves on. Otherwise the child is gone (it
+  // ended, hung past line_timeout_s, or the run was interrupted) and this says how; a session
+  // whose child is gone answers every later request with the same outcome.
+  std::optional<ChildOutcome> request(const std::string& line, const std::function<bool(const std::string&)>& on_line,
+                                      double line_timeout_s, const std::function<bool()>& interrupted = {});
+  bool serving() const { return !ended_; }
+  int pid() const { return pid_; }
+
+ private:
+  struct Pipes;
+  std::unique_ptr<Pipes> pipes_;
+  int pid_ = 0;
+  std::optional<ChildOutcome> ended_;
+};
 
 }  // namespace gd

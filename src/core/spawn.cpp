@@ -148,7 +148,7 @@ Captured run_capture(const std::vector<std::string>& argv, bool with_stderr) {
   return out;
 }
 
-int start_child(const std::vector<std::string>& argv, int out_fd, int record_fd) {
+int start_child(const std::vector<std::string>& argv, int out_fd, int record_fd, int in_fd) {
   if (argv.empty()) throw Error("start_child: no program given");
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -165,7 +165,8 @@ int start_child(const std::vector<std::string>& argv, int out_fd, int record_fd)
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (in_fd >= 0) posix_spawn_file_actions_adddup2(&actions, in_fd, 0);
+  else posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
   posix_spawn_file_actions_adddup2(&actions, out_fd, 2);
   posix_spawn_file_actions_adddup2(&actions, record_fd, 3);

@@ -42,10 +42,10 @@ struct Captured {
 Captured run_capture(const std::vector<std::string>& argv, bool with_stderr = true);
 
 // Starts a child that runs beside the caller (core/child_process's watchdog reads it): stdin from
-// /dev/null, stdout and stderr to `out_fd`, descriptor 3 to `record_fd`, in a process group of its
-// own (so a kill reaches whatever it starts), SIGINT and SIGTERM at their defaults. Returns its
-// pid; throws Error when it cannot start. The caller waits for it.
-int start_child(const std::vector<std::string>& argv, int out_fd, int record_fd);
+// `in_fd` (-1: /dev/null), stdout and stderr to `out_fd`, descriptor 3 to `record_fd`, in a
+// process group of its own (so a kill reaches whatever it starts), SIGINT and SIGTERM at their
+// defaults. Returns its pid; throws Error when it cannot start. The caller waits for it.
+int start_child(const std::vector<std::string>& argv, int out_fd, int record_fd, int in_fd = -1);
 
 // The last `max_lines` lines of a text file (for error messages quoting a tool's log).
 std::string tail_of_file(const std::string& path, int max_lines);

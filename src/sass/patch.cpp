@@ -3,10 +3,14 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "core/child_process.hpp"
@@ -285,6 +289,76 @@ std::size_t skip_settled_group(const std::vector<PatchedLaunch>& launches, std::
 
 }  // namespace
 
+namespace {
+
+// The child that served the last batch, while it may serve the next (see kPatchChildReuse_s).
+struct PatchSession {
+  std::unique_ptr<ChildSession> child;
+  std::string executable;
+  double last_answer_s = 0;
+};
+
+PatchSession& patch_session() {
+  static PatchSession s;
+  return s;
+}
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// A serving child for `exe`: the last one if it is still serving and was answered less than
+// kPatchChildReuse_s ago (it ends by itself after twice that idle), else a fresh one.
+ChildSession& serving_child(const std::string& exe) {
+  PatchSession& s = patch_session();
+  if (!s.child || !s.child->serving() || s.executable != exe || now_s() - s.last_answer_s >= kPatchChildReuse_s) {
+    s.child.reset();
+    s.child = std::make_unique<ChildSession>(std::vector<std::string>{exe, "__patch-child", "--serve"});
+    s.executable = exe;
+  }
+  return *s.child;
+}
+
+bool emit_line(int fd, const std::string& line) {
+  for (std::size_t done = 0; done < line.size();) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += std::size_t(n);
+  }
+  return true;
+}
+
+// Runs one batch file in this process. 0: every launch completed; otherwise the exit code the
+// child ends with (a launch failed, the batch was unreadable, or the parent is gone).
+int run_batch(const std::string& batch_path, int out_fd, bool& all_completed) {
+  all_completed = false;
+  const auto emit = [out_fd](const LaunchOutcome& o) { return emit_line(out_fd, to_json(o).dump() + "\n"); };
+  nlohmann::json batch;
+  try {
+    const std::vector<std::uint8_t> bytes = read_file_bytes(batch_path);
+    batch = nlohmann::json::parse(bytes.begin(), bytes.end());
+    if (!batch.is_array()) throw UserError("a patch batch is a JSON array");
+  } catch (const std::exception& e) {
+    emit({LaunchOutcome::Kind::NotRun, std::string("unreadable patch batch: ") + e.what(), {}});
+    return 2;
+  }
+  for (const auto& entry : batch) {
+    LaunchOutcome o;
+    try {
+      const std::vector<std::uint8_t> cubin = read_file_bytes(entry.at("cubin").get<std::string>());
+      o = launch_here(cubin, launch_job_from_json(entry.at("job")));
+    } catch (const std::exception& e) {
+      o.kind = LaunchOutcome::Kind::CudaError;
+      o.message = e.what();
+    }
+    if (!emit(o)) return 3;
+    if (!o.completed()) return 0;  // the context may be poisoned: the parent goes on in a fresh child
+  }
+  all_completed = true;
+  return 0;
+}
+
+}  // namespace
+
 std::vector<LaunchOutcome> launch_batch_in_child(const std::vector<PatchedLaunch>& launches, double timeout_s,
                                                  const std::string& executable, int stop_after) {
   const std::string exe = executable.empty() ? own_executable_path() : executable;
@@ -307,24 +381,43 @@ std::vector<LaunchOutcome> launch_batch_in_child(const std::vector<PatchedLaunch
     batch_file.write(text.data(), text.size());
 
     std::size_t got = 0;
-    const ChildOutcome child = run_child(
-        {exe, "__patch-child", batch_file.path()},
+    ChildSession& child = serving_child(exe);
+    const std::optional<ChildOutcome> ended = child.request(
+        batch_file.path(),
         [&](const std::string& line) {
-          if (next + got >= launches.size()) return;  // more lines than launches: ignored
+          nlohmann::json j;
           try {
-            outcomes[next + got] = launch_outcome_from_json(nlohmann::json::parse(line));
+            j = nlohmann::json::parse(line);
+          } catch (const std::exception& e) {
+            if (next + got < launches.size())
+              outcomes[next + got++] = {LaunchOutcome::Kind::Crashed, std::string("unreadable outcome from the child: ") + e.what(), {}};
+            return false;
+          }
+          if (j.is_object() && j.contains("end")) return true;  // the batch is done, the child serves on
+          if (next + got >= launches.size()) return false;     // more lines than launches: ignored
+          try {
+            outcomes[next + got] = launch_outcome_from_json(j);
           } catch (const std::exception& e) {
             outcomes[next + got] = {LaunchOutcome::Kind::Crashed, std::string("unreadable outcome from the child: ") + e.what(), {}};
           }
           ++got;
+          return false;
         },
         timeout_s);
+    patch_session().last_answer_s = now_s();
+    if (!ended) {
+      // Answered in full; a child that closed the batch early leaves its unanswered launches crashed.
+      for (std::size_t i = next + got; i < launches.size(); ++i)
+        outcomes[i] = {LaunchOutcome::Kind::Crashed, "the child ended the batch before answering this launch", {}};
+      next = launches.size();
+      continue;
+    }
     const bool stopped_on_failure = got > 0 && !outcomes[next + got - 1].completed();
     if (next + got < launches.size() && !stopped_on_failure) {
       // The child ended or hung during launch next+got: that launch is the one that failed.
       LaunchOutcome& o = outcomes[next + got];
-      o.kind = child.timed_out ? LaunchOutcome::Kind::TimedOut : LaunchOutcome::Kind::Crashed;
-      o.message = child.describe(timeout_s);
+      o.kind = ended->timed_out ? LaunchOutcome::Kind::TimedOut : LaunchOutcome::Kind::Crashed;
+      o.message = ended->describe(timeout_s);
       ++got;
     }
     next += got;
@@ -338,37 +431,33 @@ LaunchOutcome launch_in_child(const Cubin& cubin, const LaunchJob& job, double t
 }
 
 int patch_child_main(const std::string& batch_path, int out_fd) {
-  const auto emit = [out_fd](const LaunchOutcome& o) {
-    const std::string line = to_json(o).dump() + "\n";
-    for (std::size_t done = 0; done < line.size();) {
-      const ssize_t n = ::write(out_fd, line.data() + done, line.size() - done);
-      if (n <= 0) return false;
-      done += std::size_t(n);
+  bool all_completed = false;
+  return run_batch(batch_path, out_fd, all_completed);
+}
+
+int patch_child_serve(int in_fd, int out_fd, double idle_exit_s) {
+  std::string pending;
+  char buf[4096];
+  for (;;) {
+    for (std::size_t eol; (eol = pending.find('\n')) != std::string::npos;) {
+      const std::string path = pending.substr(0, eol);
+      pending.erase(0, eol + 1);
+      bool all_completed = false;
+      if (const int rc = run_batch(path, out_fd, all_completed); rc != 0 || !all_completed) return rc;
+      if (!emit_line(out_fd, "{\"end\":true}\n")) return 3;
     }
-    return true;
-  };
-  nlohmann::json batch;
-  try {
-    const std::vector<std::uint8_t> bytes = read_file_bytes(batch_path);
-    batch = nlohmann::json::parse(bytes.begin(), bytes.end());
-    if (!batch.is_array()) throw UserError("a patch batch is a JSON array");
-  } catch (const std::exception& e) {
-    emit({LaunchOutcome::Kind::NotRun, std::string("unreadable patch batch: ") + e.what(), {}});
-    return 2;
-  }
-  for (const auto& entry : batch) {
-    LaunchOutcome o;
-    try {
-      const std::vector<std::uint8_t> cubin = read_file_bytes(entry.at("cubin").get<std::string>());
-      o = launch_here(cubin, launch_job_from_json(entry.at("job")));
-    } catch (const std::exception& e) {
-      o.kind = LaunchOutcome::Kind::CudaError;
-      o.message = e.what();
+    pollfd p{in_fd, POLLIN, 0};
+    const int n = ::poll(&p, 1, int(idle_exit_s * 1000));
+    if (n == 0) return 0;  // idle: the parent has moved on
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return 0;
     }
-    if (!emit(o)) return 3;
-    if (!o.completed()) return 0;  // the context may be poisoned: the parent goes on in a fresh child
+    const ssize_t k = ::read(in_fd, buf, sizeof buf);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return 0;  // the parent closed the session
+    pending.append(buf, std::size_t(k));
   }
-  return 0;
 }
 
 }  // namespace gd::sass

@@ -88,11 +88,14 @@ struct PatchedLaunch {
   std::string group;  // the sweep it belongs to, for launch_batch_in_child's stop_after; empty: none
 };
 
-// Runs the launches in order in child processes (`executable __patch-child BATCH`, our own binary
-// by default) under a watchdog: a child that prints no outcome for `timeout_s` seconds is killed
-// and that launch is TimedOut; a child that dies makes it Crashed, with the signal. A child stops
-// after the first launch that did not complete (a CUDA error poisons its context), and the rest
-// of the batch goes on in a fresh child, so one bad patch never costs the other launches.
+// Runs the launches in order in a child process (`executable __patch-child --serve`, our own
+// binary by default) under a watchdog: a child that prints no outcome for `timeout_s` seconds is
+// killed and that launch is TimedOut; a child that dies makes it Crashed, with the signal. A child
+// stops after the first launch that did not complete (a CUDA error poisons its context), and the
+// rest of the batch goes on in a fresh child, so one bad patch never costs the other launches. A
+// child whose batch all completed serves the next batch (the next probe's) if it comes within a
+// second (kPatchChildReuse_s), so consecutive patch probes pay for one process and CUDA context;
+// an idle child ends by itself after twice that.
 // With `stop_after` > 0, once that many consecutive launches of one group failed the same way
 // (kind and message), the group's following launches are not run: NotRun, naming the failure. A
 // sweep whose every point faults costs a fresh child per point (about a second after a memory
@@ -106,5 +109,10 @@ LaunchOutcome launch_in_child(const Cubin& cubin, const LaunchJob& job, double t
 // each in turn and writes each outcome as one JSON line to `out_fd` as soon as it is known;
 // returns after the first launch that did not complete. Returns the process exit code.
 int patch_child_main(const std::string& batch_path, int out_fd);
+// Serving: one batch path per line on `in_fd`, each batch run as patch_child_main runs it and,
+// when every launch completed, closed by the line {"end":true}; returns after a launch that did
+// not complete, at the end of `in_fd`, or after `idle_exit_s` without a request.
+inline constexpr double kPatchChildReuse_s = 1.0;
+int patch_child_serve(int in_fd, int out_fd, double idle_exit_s = 2 * kPatchChildReuse_s);
 
 }  // namespace gd::sass

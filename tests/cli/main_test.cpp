@@ -89,6 +89,15 @@ TEST(UnknownCommand, NamesItselfAndSuggestsTheClosest) {
   EXPECT_FALSE(contains(r.output, "__patch-child")) << "hidden commands are not offered";
 }
 
+// The patch probes' child takes one batch file or --serve (batch paths on stdin), not both or none.
+TEST(PatchChildCommand, TakesABatchFileOrServe) {
+  for (const char* args : {"__patch-child", "__patch-child /tmp/x.json --serve"}) {
+    const auto r = gpudissect(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_TRUE(contains(r.output, "takes a batch file or --serve")) << r.output;
+  }
+}
+
 TEST(HelpText, ListsTheExitCodes) {
   const auto r = gpudissect("--help");
   EXPECT_EQ(r.status, 0);

@@ -124,5 +124,52 @@ TEST(ChildProcess, AChildThatCannotStartIsAFailureNotAHang) {
   EXPECT_NE(o.describe(5).find("cannot execute"), std::string::npos) << o.describe(5);
 }
 
+// A serving child answers request after request in one process; a request that it leaves
+// unanswered (it exits, or hangs past the watchdog) ends the session with how it ended.
+TEST(ChildSession, OneChildAnswersEveryRequestUntilItEnds) {
+  const std::string script =
+      "while read line; do if [ \"$line\" = quit ]; then exit 7; fi; "
+      "if [ \"$line\" = hang ]; then sleep 60; fi; echo \"$$ $line\" >&3; echo end >&3; done";
+  ChildSession child({"/bin/sh", "-c", script});
+  std::vector<std::string> lines;
+  const auto take = [&](const std::string& l) {
+    if (l == "end") return true;
+    lines.push_back(l);
+    return false;
+  };
+  EXPECT_FALSE(child.request("a", take, 5).has_value());
+  EXPECT_FALSE(child.request("b", take, 5).has_value());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], std::to_string(child.pid()) + " a");
+  EXPECT_EQ(lines[1], std::to_string(child.pid()) + " b") << "the same process answered both";
+  const auto ended = child.request("quit", take, 5);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_TRUE(ended->exited);
+  EXPECT_EQ(ended->status, 7);
+  EXPECT_FALSE(child.serving());
+  EXPECT_EQ(child.request("c", take, 5)->status, 7) << "a session whose child is gone says how it ended";
+
+  ChildSession hung({"/bin/sh", "-c", script});
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto timed_out = hung.request("hang", take, 0.5);
+  ASSERT_TRUE(timed_out.has_value());
+  EXPECT_TRUE(timed_out->timed_out);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5);
+}
+
+TEST(ChildSession, ClosingTheSessionEndsItsChild) {
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    ChildSession child({"/bin/sh", "-c", "while read line; do echo end >&3; done; exit 0"});
+    EXPECT_FALSE(child.request("x", [](const std::string&) { return true; }, 5).has_value());
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.5)
+      << "its stdin closed, the child ended at once (not after the 2 s grace)";
+  ChildSession missing({"/nonexistent/program"});
+  const auto o = missing.request("x", [](const std::string&) { return true; }, 5);
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->status, 127);
+}
+
 }  // namespace
 }  // namespace gd

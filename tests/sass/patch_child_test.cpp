@@ -9,6 +9,7 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sass/patch.hpp"
@@ -17,7 +18,8 @@
 namespace gd::sass {
 namespace {
 
-// A shell script as the child; $2 is the batch file. Outcomes go to fd 3, one JSON line each.
+// A shell script as the child (`script __patch-child --serve`): batch paths arrive one per line
+// on stdin. Outcomes go to fd 3, one JSON line each.
 std::string fake_child(const std::string& name, const std::string& body) {
   const std::string path = testing::scratch_dir() + "/" + name + ".sh";
   std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
@@ -106,7 +108,7 @@ TEST(PatchChild, ASweepStopsAfterIdenticalFailuresOnlyWhenAsked) {
 TEST(PatchChild, DifferentFailuresOrAGroupWithoutANameNeverStopASweep) {
   // The message names how many launches the child was handed: each failure differs.
   const std::string exe = fake_child(
-      "varied_fault", R"(n=$(grep -o '"cubin"' "$2" | wc -l); echo "{\"kind\":\"cuda-error\",\"message\":\"left $n\",\"buffers\":[]}" >&3)");
+      "varied_fault", R"(read b; n=$(grep -o '"cubin"' "$b" | wc -l); echo "{\"kind\":\"cuda-error\",\"message\":\"left $n\",\"buffers\":[]}" >&3)");
   for (const auto& x : launch_batch_in_child(grouped({"a", "a", "a", "a"}), 5.0, exe, 2))
     EXPECT_EQ(x.kind, LaunchOutcome::Kind::CudaError) << x.message;
   const std::string same = fake_child("same_fault2", R"(echo '{"kind":"cuda-error","message":"x","buffers":[]}' >&3)");
@@ -120,6 +122,57 @@ TEST(PatchChild, AChildThatCannotStartFailsEveryLaunchWithoutHanging) {
   ASSERT_EQ(o.size(), 2u);
   for (const auto& x : o) EXPECT_EQ(x.kind, LaunchOutcome::Kind::Crashed);
   EXPECT_LT(seconds_since(t0), 5);
+}
+
+// A fake serving child: every launch of each batch completes with the child's pid as message.
+const char* kServing = R"(while read b; do
+  n=$(grep -o '"cubin"' "$b" | wc -l); i=0
+  while [ $i -lt $n ]; do echo "{\"kind\":\"completed\",\"message\":\"$$\",\"buffers\":[]}" >&3; i=$((i+1)); done
+  echo '{"end":true}' >&3
+done)";
+
+// Consecutive batches (one probe after another) share one child while it is fresh; a batch after
+// a pause of kPatchChildReuse_s or more gets a new one (the old one ends by itself, idle).
+TEST(PatchChild, BatchesInQuickSuccessionShareOneChild) {
+  const std::string exe = fake_child("serving", kServing);
+  const std::vector<LaunchOutcome> first = launch_batch_in_child(batch(3), 5.0, exe);
+  const std::vector<LaunchOutcome> second = launch_batch_in_child(batch(2), 5.0, exe);
+  ASSERT_EQ(first.size(), 3u);
+  ASSERT_EQ(second.size(), 2u);
+  for (const auto& o : first) EXPECT_TRUE(o.completed()) << o.message;
+  EXPECT_EQ(second[1].message, first[0].message) << "the second batch ran in the first batch's child";
+  std::this_thread::sleep_for(std::chrono::duration<double>(kPatchChildReuse_s + 0.1));
+  const std::vector<LaunchOutcome> later = launch_batch_in_child(batch(1), 5.0, exe);
+  EXPECT_TRUE(later.at(0).completed());
+  EXPECT_NE(later.at(0).message, first[0].message) << "after a pause, a fresh child";
+}
+
+// The child's side of serving: each batch closed by the end line, then the next; it ends when its
+// input does, or idle.
+TEST(PatchChild, TheServingChildAnswersBatchAfterBatchAndEndsIdle) {
+  const std::string empty = testing::scratch_dir() + "/empty_batch.json";
+  std::ofstream(empty) << "[]";
+  int in[2], out[2];
+  ASSERT_EQ(::pipe(in), 0);
+  ASSERT_EQ(::pipe(out), 0);
+  const std::string requests = empty + "\n" + empty + "\n";
+  ASSERT_EQ(::write(in[1], requests.data(), requests.size()), ssize_t(requests.size()));
+  ::close(in[1]);
+  EXPECT_EQ(patch_child_serve(in[0], out[1], 5), 0);
+  ::close(in[0]);
+  ::close(out[1]);
+  std::string got;
+  char buf[256];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) got.append(buf, std::size_t(n));
+  ::close(out[0]);
+  EXPECT_EQ(got, "{\"end\":true}\n{\"end\":true}\n");
+
+  ASSERT_EQ(::pipe(in), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(patch_child_serve(in[0], STDERR_FILENO, 0.2), 0) << "no request: it ends by itself";
+  EXPECT_LT(seconds_since(t0), 2);
+  ::close(in[0]);
+  ::close(in[1]);
 }
 
 TEST(PatchChild, TheChildSideReportsAnUnreadableBatch) {

@@ -130,18 +130,23 @@ sass::ControlPatch source_patch(const sass::LocatedKernel& k, const std::vector<
   return p;
 }
 
-// The first few instructions of the first run as the disassembler prints them, or raw control
-// words where none is installed: the SASS before and after a patch, for the record.
-nlohmann::json listing(const sass::Cubin& c, const std::string& kernel, std::size_t first, std::size_t n) {
-  const sass::Disassembly d = sass::disassemble(c);
-  nlohmann::json lines = nlohmann::json::array();
-  const auto it = d.kernels.find(kernel);
-  if (it == d.kernels.end()) return lines;
-  for (std::size_t i = first; i < first + n && i < it->second.size(); ++i) {
-    const auto& ins = it->second[i];
-    lines.push_back(ins.control.to_string() + "  " + (d.has_text ? ins.text : sass::hex64(ins.raw.lo)));
+// The first few instructions of the first run of `kernel` in each cubin as the disassembler prints
+// them, or raw control words where none is installed: the SASS before and after a patch, for the
+// record. One disassembler call for all of them, of that kernel only (a call per cubin, whole,
+// was about a second of the probe).
+std::vector<nlohmann::json> listings(const std::vector<const sass::Cubin*>& cubins, const std::string& kernel,
+                                     std::size_t first, std::size_t n) {
+  std::vector<nlohmann::json> out;
+  for (const sass::Disassembly& d : sass::disassemble_all(cubins, [&](const sass::Kernel& k) { return k.name == kernel; })) {
+    nlohmann::json lines = nlohmann::json::array();
+    if (const auto it = d.kernels.find(kernel); it != d.kernels.end())
+      for (std::size_t i = first; i < first + n && i < it->second.size(); ++i) {
+        const auto& ins = it->second[i];
+        lines.push_back(ins.control.to_string() + "  " + (d.has_text ? ins.text : sass::hex64(ins.raw.lo)));
+      }
+    out.push_back(std::move(lines));
   }
-  return lines;
+  return out;
 }
 
 void run_reuse_banks(ProbeContext& ctx) {
@@ -217,10 +222,15 @@ void run_reuse_banks(ProbeContext& ctx) {
   // none conflicted) without and with reuse.
   const std::size_t first = runs.front().first;
   const int shown = banks.banks > 0 ? banks.banks : 2;
-  ctx.extra()["sass_before"] = listing(k.cubin, k.name, first, 3);
+  std::vector<const sass::Cubin*> listed = {&k.cubin};
+  std::vector<std::string> keys = {"sass_before"};
   for (std::size_t i = 0; i < points.size(); ++i)
-    if (points[i].distance == shown && points[i].three)
-      ctx.extra()[points[i].reuse ? "sass_after_reuse" : "sass_after_no_reuse"] = listing(cubins[i], k.name, first, 3);
+    if (points[i].distance == shown && points[i].three) {
+      listed.push_back(&cubins[i]);
+      keys.push_back(points[i].reuse ? "sass_after_reuse" : "sass_after_no_reuse");
+    }
+  const std::vector<nlohmann::json> shown_sass = listings(listed, k.name, first, 3);
+  for (std::size_t i = 0; i < keys.size(); ++i) ctx.extra()[keys[i]] = shown_sass.at(i);
   ctx.set_observed_sm_clock_mhz(unpatched.clock_mhz, "clock64 over %globaltimer across the unpatched launch (child process)");
   ctx.metric("ffma/cycles_unpatched", unpatched.cycles_per_ffma);
   ctx.metric("ffma/cycles_no_conflict", banks.free_cycles);
