@@ -20,5 +20,8 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUDISSECT_CU
 t1=$(date +%s.%N)
 ninja -C "$build" -j "$(nproc)" >"$build.ninja.log" 2>&1 || { tail -40 "$build.ninja.log"; exit 1; }
 t2=$(date +%s.%N)
+# The ten longest units (.ninja_log: start and end in ms, then the output), issue 35's figure.
+echo "longest units (s):"
+awk 'NR > 1 { printf "%8.1f  %s\n", ($2 - $1) / 1000, $4 }' "$build/.ninja_log" | sort -rn | head -10
 awk -v a="$t0" -v b="$t1" -v c="$t2" -v t="$target" -v n="$(nproc)" \
   'BEGIN { printf "cold build (%s, %s cores, no ccache): configure %.1f s, build %.1f s\n", t, n, b - a, c - b }'

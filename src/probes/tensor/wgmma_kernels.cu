@@ -112,11 +112,14 @@ struct Register {
   }
 };
 
-// kOps: every operation of ptx_wgmma.cuh, by its struct's name.
-const Register<0, wgmma::F16F32, true> r0("F16F32");
+// kOps: every operation of ptx_wgmma.cuh, by its struct's name. Index is the slice's share
+// (Index % GD_SLICES): the two with in-flight kernels (16 more each) sit at 3 and 4, which with
+// five slices are the slices of two operations, so no slice compiles much more than another (both
+// in slice 0 of four made it 54 s of a 132 s cold build on the 16-core H200 machine).
+const Register<0, wgmma::Tf32F32> r0("Tf32F32");
 const Register<1, wgmma::F16F16> r1("F16F16");
 const Register<2, wgmma::Bf16F32> r2("Bf16F32");
-const Register<3, wgmma::Tf32F32> r3("Tf32F32");
+const Register<3, wgmma::F16F32, true> r3("F16F32");
 const Register<4, wgmma::E4m3F32, true> r4("E4m3F32");
 const Register<5, wgmma::E5m2F32> r5("E5m2F32");
 const Register<6, wgmma::E4m3F16> r6("E4m3F16");
