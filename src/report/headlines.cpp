@@ -29,6 +29,20 @@ HeadlineRule wgmma_rule(const std::string& type, const std::string& title, const
           {src("tensor.wgmma.throughput", "throughput/tflops", op(type))}, item};
 }
 
+// One tensor-core rate per tcgen05 (sm_100) type: the best tensor.tcgen05.mma record of that type,
+// over cta_group, N and where A is read from (SMEM or TMEM).
+HeadlineRule tcgen05_rule(const std::string& type, const std::string& title) {
+  return {"tensor.tcgen05." + type, title, "tensor", "TFLOPS", P::Highest,
+          {src("tensor.tcgen05.mma", "throughput/tflops", {{"type", type}})}, ""};
+}
+
+// A warp-level mma.sync rate of a type only Blackwell's mma.sync has (sm_120's FP4, FP6 and the
+// block-scaled kinds): the chip's tensor ceiling for that type, which has no wgmma or tcgen05 there.
+HeadlineRule mma_sync_rule(const std::string& row, const std::string& title) {
+  return {"tensor.mma_sync." + row, title, "tensor", "TFLOPS", P::Highest,
+          {src("tensor.mma_sync." + row + ".*", "throughput/tflops")}, ""};
+}
+
 // One GEMM rate per type and figure (gemm_measure.hpp: `first_calls`, PyTorch's way of timing a
 // product; `steady`, after the clock has settled): the best library (cuBLAS, cuBLASLt) or CUTLASS
 // record at 8192^3. No seed item: the studies' GEMM items are cuBLAS's alone (its covers answer them).
@@ -103,6 +117,15 @@ std::vector<HeadlineRule> make_rules() {
       wgmma_rule("tf32_f32", "wgmma tf32 → f32"),
       wgmma_rule("e4m3_f32", "wgmma fp8 e4m3 → f32"),
       wgmma_rule("s8_s32", "wgmma int8 → s32"),
+      tcgen05_rule("f16", "tcgen05 f16 → f32"),
+      tcgen05_rule("bf16", "tcgen05 bf16 → f32"),
+      tcgen05_rule("tf32", "tcgen05 tf32 → f32"),
+      tcgen05_rule("e4m3", "tcgen05 fp8 e4m3 → f32"),
+      tcgen05_rule("s8", "tcgen05 int8 → s32"),
+      mma_sync_rule("f8f6f4_e2m1", "mma.sync fp4 e2m1 → f32"),
+      mma_sync_rule("f8f6f4_e3m2", "mma.sync fp6 e3m2 → f32"),
+      mma_sync_rule("mxf4nvf4_e2m1", "mma.sync nvfp4 e2m1, block-scaled → f32"),
+      mma_sync_rule("mxf8f6f4_e4m3", "mma.sync mxfp8 e4m3, block-scaled → f32"),
       gemm_rule("bf16", "TFLOPS", ""),
       gemm_rule("fp16", "TFLOPS", ""),
       gemm_rule("fp8_e4m3", "TFLOPS", ""),

@@ -1,8 +1,11 @@
 #include "report/machine_model.hpp"
 
 #include <cmath>
+#include <map>
 
+#include "core/clock_check.hpp"
 #include "core/json_fields.hpp"
+#include "core/match.hpp"
 #include "report/accel_sim.hpp"
 #include "report/format.hpp"
 #include "report/headlines.hpp"
@@ -75,6 +78,83 @@ nlohmann::json caches(const RunDocument& run) {
       level[key] = a;
     }
     out.push_back(level);
+  }
+  return out;
+}
+
+// The tensor instructions' families as their probes record them: where the type is read (a param,
+// or the probe id's part after the prefix) and which params tell one row from another (an
+// accumulator in TMEM or A read from it, a CTA pair), the rest being the sweep a row's best is over.
+struct TensorFamily {
+  const char* instruction;
+  const char* throughput_probe;  // a glob
+  const char* latency_probe;     // "" when the throughput records carry latency/cycles themselves
+  const char* type_param;        // "" when the type is the id's tail after throughput_probe's prefix
+  std::vector<std::string> row_params;
+  const char* flops_metric;
+};
+
+const std::vector<TensorFamily>& tensor_families() {
+  static const std::vector<TensorFamily> f = {
+      {"wgmma", "tensor.wgmma.throughput", "tensor.wgmma.latency", "op", {}, "throughput/flops_per_clk_per_sm"},
+      {"tcgen05.mma", "tensor.tcgen05.mma", "", "type", {"cta_group", "operands"}, "throughput/flops_per_clk_per_sm"},
+      {"mma.sync", "tensor.mma_sync.*.m*", "", "", {}, "throughput/flop_per_clk_per_sm"},
+      {"mma.sp", "tensor.mma_sp.*.m*", "", "", {}, "throughput/flop_per_clk_per_sm"},
+  };
+  return f;
+}
+
+std::string param_string(const Record& r, const std::string& name) {
+  const ParamValue* v = find_param(r.params, name);
+  return v ? to_string(*v) : "";
+}
+
+// One row per tensor instruction, type and row params: its best measured rate (the shape that won
+// named by its record), at the clock its kernels ran and projected to the application clock, and
+// its lowest dependent latency.
+nlohmann::json tensor_rows(const RunDocument& run) {
+  const double application_mhz = application_sm_clock_mhz(run.gpu_state, run.device);
+  nlohmann::json out = nlohmann::json::array();
+  for (const TensorFamily& f : tensor_families()) {
+    const std::string prefix = std::string(f.throughput_probe).substr(0, std::string(f.throughput_probe).find('*'));
+    std::map<std::string, nlohmann::json> rows;  // by type and row params, in a stable order
+    std::map<std::string, double> best;
+    for (const Record& r : run.records) {
+      if (r.status != Status::Ok || r.derived || !glob_match(f.throughput_probe, r.id)) continue;
+      const std::string type = *f.type_param ? param_string(r, f.type_param) : r.id.substr(prefix.size());
+      const Metric* tflops = r.metric("throughput/tflops");
+      if (type.empty() || !tflops || !std::isfinite(tflops->value())) continue;
+      std::string key = type;
+      nlohmann::json row = {{"instruction", f.instruction}, {"type", type}};
+      for (const std::string& p : f.row_params)
+        if (const std::string v = param_string(r, p); !v.empty()) key += " " + p + "=" + v, row[p] = v;
+      if (best.count(key) && best[key] >= tflops->value()) continue;
+      best[key] = tflops->value();
+      row["tera_ops_per_s"] = tflops->value();
+      if (const Metric* m = r.metric(f.flops_metric)) row["ops_per_clk_per_sm"] = m->value();
+      row["record"] = label_of(r);
+      if (r.sm_clock_mhz > 0) {
+        row["sm_clock_mhz"] = r.sm_clock_mhz;
+        if (application_mhz > 0)
+          row["at_application_clock"] = {{"tera_ops_per_s", tflops->value() * application_mhz / r.sm_clock_mhz},
+                                         {"application_mhz", application_mhz},
+                                         {"how", "projected: the measured rate per clock at the application clock"}};
+      }
+      if (!*f.latency_probe)
+        if (const Metric* lat = r.metric("latency/cycles")) row["latency_cycles"] = lat->value(), row["latency_record"] = label_of(r);
+      rows[key] = row;
+    }
+    // A separate latency probe: the type's lowest latency, over its shapes, with that record.
+    if (*f.latency_probe)
+      for (auto& [key, row] : rows)
+        for (const Record& r : run.records) {
+          if (r.status != Status::Ok || r.derived || r.id != f.latency_probe || param_string(r, f.type_param) != row["type"]) continue;
+          const Metric* lat = r.metric("latency/cycles");
+          if (!lat || !std::isfinite(lat->value())) continue;
+          if (row.contains("latency_cycles") && row["latency_cycles"].get<double>() <= lat->value()) continue;
+          row["latency_cycles"] = lat->value(), row["latency_record"] = label_of(r);
+        }
+    for (auto& [key, row] : rows) out.push_back(std::move(row));
   }
   return out;
 }
@@ -168,6 +248,7 @@ nlohmann::json machine_model(const RunDocument& run) {
                            points_of(run, "power.clock_response",
                                      {"clock/idle_mhz", "clock/loaded_mhz", "clock/loaded_min_mhz", "clock/after_mhz",
                                       "clock/settle_ms", "power/loaded_w"})},
+                          {"tensor", tensor_rows(run)},
                           {"roofline", roofline(run, hs)},
                           {"headlines", headlines}};
   if (mhz > 0) model["clock"] = {{"in_kernel_sm_mhz", mhz}, {"how", how}};

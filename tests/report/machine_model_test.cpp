@@ -2,6 +2,8 @@
 // roofline's ceilings from the headlines, and a run without those records leaving parts empty.
 #include "report/machine_model.hpp"
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "report/headlines.hpp"
@@ -68,6 +70,72 @@ TEST(MachineModel, TheRooflineCeilingsAreTheHeadlines) {
   EXPECT_EQ(bandwidth.at("L1"), headline("l1.read_bandwidth"));
 }
 
+// Each tensor instruction and type gets one row, its best rate with the shape that won and its
+// lowest latency; the committed H200 run has every wgmma type and the mma.sync rows.
+TEST(MachineModel, TensorRowsAreEachTypesBestRateWithItsShape) {
+  const nlohmann::json model = machine_model(test_support::committed_suite_doc());
+  std::map<std::string, nlohmann::json> row;
+  for (const auto& t : model["tensor"]) row[t["instruction"].get<std::string>() + " " + t["type"].get<std::string>()] = t;
+  ASSERT_TRUE(row.count("wgmma bf16_f32"));
+  EXPECT_EQ(row["wgmma bf16_f32"]["tera_ops_per_s"].get<double>(), headline("tensor.wgmma.bf16_f32"))
+      << "the row's best is the headline's record";
+  EXPECT_EQ(row["wgmma bf16_f32"]["latency_record"].get<std::string>().rfind("tensor.wgmma.latency ", 0), 0u);
+  EXPECT_TRUE(row.count("mma.sync f16_f32.m16n8k16"));
+  EXPECT_FALSE(row.count("mma.sp speedup")) << "the speedup analysis is no instruction";
+}
+
+// Blackwell on paper (issue 28): a synthetic sm_100a run's tcgen05.mma rows, one per type, CTA
+// group and operand source (A from TMEM: ts), and their ceilings in the roofline; an sm_120a run's
+// FP4/FP6 mma.sync rows and ceilings. The numbers are made up; what is tested is that they land.
+Record tcgen05_point(const std::string& type, std::int64_t cta_group, std::int64_t n, const std::string& operands, double tflops) {
+  Record r = test_support::record("tensor.tcgen05.mma",
+                                  {{"type", type}, {"cta_group", cta_group}, {"n", n}, {"operands", operands}},
+                                  {test_support::metric("latency/cycles", "cycles", 100 + double(n) / 4, 99, 101, 5),
+                                   test_support::metric("throughput/flops_per_clk_per_sm", "FLOP/clk/SM", tflops * 4, tflops * 4, tflops * 4, 5),
+                                   test_support::metric("throughput/tflops", "TFLOPS", tflops, tflops, tflops, 5)});
+  r.sm_clock_mhz = 1800;
+  return r;
+}
+
+TEST(MachineModel, ABlackwellRunsTcgen05AndFp4RowsReachTheModelAndTheRoofline) {
+  RunDocument b;
+  b.run_id = "synthetic-b200";
+  b.device = test_support::device("NVIDIA B200", 10, 148);
+  for (const auto& [type, scale] : {std::pair<const char*, double>{"f16", 1}, {"e4m3", 2}})
+    for (const std::int64_t cg : {1, 2})
+      for (const char* ops : {"ss", "ts"})
+        for (const std::int64_t n : {128, 256})
+          b.records.push_back(tcgen05_point(type, cg, n, ops, scale * (1000 + 10 * double(n) + 100 * cg + (ops[0] == 't' ? 0 : 1))));
+  const nlohmann::json m = machine_model(b);
+  std::map<std::string, nlohmann::json> row;
+  for (const auto& t : m["tensor"])
+    row[t["type"].get<std::string>() + " cta" + t["cta_group"].get<std::string>() + " " + t["operands"].get<std::string>()] = t;
+  ASSERT_EQ(row.size(), 8u) << m["tensor"].dump(1);
+  EXPECT_EQ(row["f16 cta2 ts"]["tera_ops_per_s"], 1000 + 2560 + 200) << "A from TMEM is its own row";
+  EXPECT_EQ(row["f16 cta2 ts"]["record"], "tensor.tcgen05.mma type=f16 cta_group=2 n=256 operands=ts") << "the shape that won";
+  EXPECT_EQ(row["f16 cta2 ts"]["latency_cycles"], 100 + 256 / 4) << "its own point's latency";
+  EXPECT_EQ(row["e4m3 cta1 ss"]["instruction"], "tcgen05.mma");
+  std::map<std::string, double> ceiling;
+  for (const auto& c : m["roofline"]["compute"]) ceiling[c["name"]] = c["tera_ops_per_s"];
+  EXPECT_EQ(ceiling.at("tcgen05 f16 → f32"), 1000 + 2560 + 200 + 1);
+  EXPECT_EQ(ceiling.at("tcgen05 fp8 e4m3 → f32"), 2 * (1000 + 2560 + 200 + 1));
+
+  RunDocument g;
+  g.run_id = "synthetic-rtx5090";
+  g.device = test_support::device("NVIDIA GeForce RTX 5090", 12, 170);
+  for (const auto& [row_id, tflops] : {std::pair<const char*, double>{"f8f6f4_e2m1.m16n8k32", 1600}, {"mxf4nvf4_e2m1.m16n8k64", 3300}})
+    g.records.push_back(test_support::record(std::string("tensor.mma_sync.") + row_id, {},
+                                             {test_support::metric("latency/cycles", "cycles", 33, 33, 33, 5),
+                                              test_support::metric("throughput/tflops", "TFLOPS", tflops, tflops, tflops, 5)}));
+  const nlohmann::json gm = machine_model(g);
+  ASSERT_EQ(gm["tensor"].size(), 2u);
+  EXPECT_EQ(gm["tensor"][0]["type"], "f8f6f4_e2m1.m16n8k32");
+  ceiling.clear();
+  for (const auto& c : gm["roofline"]["compute"]) ceiling[c["name"]] = c["tera_ops_per_s"];
+  EXPECT_EQ(ceiling.at("mma.sync fp4 e2m1 → f32"), 1600);
+  EXPECT_EQ(ceiling.at("mma.sync nvfp4 e2m1, block-scaled → f32"), 3300);
+}
+
 TEST(MachineModel, ARunWithoutTheRecordsLeavesThePartsEmpty) {
   RunDocument b;
   b.run_id = "sm100";
@@ -76,6 +144,7 @@ TEST(MachineModel, ARunWithoutTheRecordsLeavesThePartsEmpty) {
   EXPECT_TRUE(m["instructions"].empty());
   EXPECT_TRUE(m["memory"].empty());
   EXPECT_TRUE(m["roofline"]["compute"].empty());
+  EXPECT_TRUE(m["tensor"].empty());
   EXPECT_FALSE(m.contains("clock")) << "no in-kernel clock: no clock, not a guess";
   EXPECT_EQ(m["gpu"]["sm_count"], 148);
 }
