@@ -411,6 +411,59 @@ def record_bars_figure(pid: str, sel: pd.DataFrame, vary: list[str], metric: str
     return fig
 
 
+REST_LABEL = "rest: overlapped or other work"
+
+
+def stacked_figure(pid: str, rows: pd.DataFrame, metrics: list[str]) -> Figure | None:
+    """A bars view naming several metrics ("a,b,c"): one horizontal bar per record that carries
+    them (its varying parameters label it), the metrics stacked in the order named. Shares in %
+    that add up to less than 100 are completed by REST_LABEL; a negative part (removing a stage
+    made the kernel slower) cannot be stacked, so it is left out and the caption names it."""
+    sel = rows[rows["metric"].isin(metrics)]
+    if sel.empty:
+        return None
+    vary = varying(sel, param_columns(sel))
+    keys = _series_key(sel, vary) if vary else pd.Series(0, index=sel.index)
+    bars: list[tuple[str, list[float]]] = []
+    for _, grp in sel.groupby(keys, sort=False):
+        by_metric = grp.groupby("metric")["value"].median()
+        if not all(m in by_metric for m in metrics):
+            continue
+        bars.append((_assignments(vary, grp.iloc[0][vary]) if vary else pid, [float(by_metric[m]) for m in metrics]))
+    if not bars:
+        return None
+    unit = _unit(rows, metrics[0])
+    shares = unit == "%"
+    left_out = [f"{label}: {m} {value_text(v)}" for label, parts in bars for m, v in zip(metrics, parts) if v < 0]
+    names = [_tail_words(m).removesuffix(" pct") for m in metrics] + ([REST_LABEL] if shares else [])
+
+    def draw(ax):
+        for i, (label, parts) in enumerate(bars):
+            at = 0.0
+            stacked = [max(0.0, v) for v in parts]
+            if shares:
+                stacked.append(max(0.0, 100.0 - sum(stacked)))
+            for j, v in enumerate(stacked):
+                ax.barh(i, v, left=at, color=PALETTE[j] if j < len(metrics) else "0.85",
+                        label=names[j] if i == 0 else None, edgecolor="white", linewidth=0.5)
+                if v >= (8 if shares else 0.08 * max(sum(p) for _, p in bars)):
+                    ax.text(at + v / 2, i, value_text(v), ha="center", va="center", fontsize=6)
+                at += v
+        ax.set_yticks(range(len(bars)), [b[0] for b in bars], fontsize=7)
+        ax.set_xlabel("share of the kernel's time (%)" if shares else metric_label(metrics[0], unit))
+        if shares:
+            ax.set_xlim(0, 100)
+        ax.grid(True, axis="x", alpha=0.3)
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, frameon=False)
+
+    caption = "each part as the record states it; " + (f"the rest to 100 % is {REST_LABEL.split(': ')[1]}" if shares else "")
+    if left_out:
+        caption += "; not drawn, being negative: " + "; ".join(left_out)
+    title = "the share of each part in the time" if shares else ", ".join(names)
+    return Figure(pid, f"{pid}: {title}", "bars", draw, width=6.4,
+                  height=max(2.5, 0.3 * len(bars) + 1.6), caption=caption)
+
+
 def probe_frames(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Each probe's rows with only the columns it has a value in, in run order: one pass over the
     run (a run's frame has a column for every parameter of every probe, ninety in the suite, and
@@ -446,6 +499,10 @@ def plan_figures(df: pd.DataFrame, probes: dict | None = None) -> list[Figure]:
                 figs += line_figures(pid, rows, view, metric)
             elif view.kind in ("heatmap", "matrix"):
                 figs += grid_figures(pid, rows, view, metric)
+            elif view.kind == "bars" and "," in metric:
+                fig = stacked_figure(pid, rows, metric.split(","))
+                if fig:
+                    figs.append(fig)
             elif view.kind == "bars":
                 sel = rows[(rows["metric"] == metric) & (~rows["derived"])]
                 if sel.empty:  # a declared metric the analysis derives (a depth from latency x rate)

@@ -298,3 +298,33 @@ def test_values_on_bars_and_cells_read_without_exponents(monkeypatch):
     render_svg(fig, "t")
     texts = [t.get_text().strip() for t in kept[0].axes[0].texts]
     assert sorted(texts) == ["1120", "2137"], texts
+
+
+def test_a_bars_view_naming_several_metrics_stacks_them_with_the_rest_to_100():
+    """attention.breakdown's stage shares (issue 32): a bar per shape, the shares stacked in the
+    order the view names them, the rest to 100 % drawn grey, a negative share left out and named."""
+    rows = []
+    shares = {"simple": {"a_pct": 40.0, "b_pct": 30.0, "c_pct": 5.0}, "fa3": {"a_pct": 30.0, "b_pct": -4.0, "c_pct": 20.0}}
+    for seq, (schedule, parts) in enumerate(shares.items()):
+        for name, v in parts.items():
+            rows.append({"id": "x.breakdown", "seq": seq, "status": "ok", "derived": True, "metric": "share/" + name,
+                         "unit": "%", "value": v, "schedule": schedule})
+    rows.append({"id": "x.breakdown", "seq": 9, "status": "ok", "derived": False, "metric": "time/us", "unit": "us",
+                 "value": 7.0, "schedule": "simple"})
+    probes = {"x.breakdown": {"views": [{"kind": "bars", "metric": "share/a_pct,share/b_pct,share/c_pct"}]}}
+    fig, = plan_figures(pd.DataFrame(rows), probes)
+    assert fig.kind == "bars"
+    assert "schedule=fa3: share/b_pct -4" in fig.caption, fig.caption
+    kept = []
+    import gpudissect.figures as figures_module
+    real_close = figures_module.plt.close
+    figures_module.plt.close = kept.append
+    try:
+        render_svg(fig, "t")
+    finally:
+        figures_module.plt.close = real_close
+    bars = sorted((round(p.get_y() + p.get_height() / 2), round(p.get_x(), 3), round(p.get_width(), 3))
+                  for p in kept[0].axes[0].patches)
+    assert bars == [(0, 0.0, 40.0), (0, 40.0, 30.0), (0, 70.0, 5.0), (0, 75.0, 25.0),
+                    (1, 0.0, 30.0), (1, 30.0, 0.0), (1, 30.0, 20.0), (1, 50.0, 50.0)], bars
+    real_close(kept[0])

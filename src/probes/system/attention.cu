@@ -1143,7 +1143,10 @@ ProbeSpec breakdown_spec() {
   ReportView table;  // variants x shapes, with the derived shares: a table reads best
   table.kind = ReportView::Kind::Table;
   table.metric = "time/us";
-  s.views = {table};
+  // The shares that add up, stacked per shape and schedule (a bars view naming several metrics):
+  // under the simple schedule the stages run one after another and the rest is small; under fa3
+  // they overlap, which the rest shows.
+  s.views = {table, bars_view("share/softmax_pct,share/qk_mma_pct,share/pv_mma_pct,share/memory_pct")};
   // The simple schedule's breakdown: its stages run one after another, so leaving one out takes its
   // whole time away (under fa3 they overlap and the shares do not add up).
   const Params where = {{"head_dim", std::int64_t(128)},
