@@ -153,4 +153,16 @@ ChangePoints find_change_points(std::span<const double> x, std::span<const doubl
   return r;
 }
 
+ChangePoints find_bandwidth_drops(std::span<const double> x, std::span<const double> bandwidth, const ChangePointOptions& o) {
+  std::vector<double> per_byte(bandwidth.size());
+  for (std::size_t i = 0; i < bandwidth.size(); ++i) {
+    if (!(bandwidth[i] > 0) || !std::isfinite(bandwidth[i])) throw std::invalid_argument("bandwidth drops: bandwidths must be positive and finite");
+    per_byte[i] = 1 / bandwidth[i];
+  }
+  ChangePoints r = find_change_points(x, per_byte, o);
+  for (ChangePoint& s : r.steps) s.before = 1 / s.before, s.after = 1 / s.after;  // back to bandwidths
+  return r;
+}
+
 }  // namespace gd
+

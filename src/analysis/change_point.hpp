@@ -48,4 +48,10 @@ struct ChangePoints {
 ChangePoints find_change_points(std::span<const double> x, std::span<const double> y,
                                 const ChangePointOptions& opts = {});
 
+// Where a bandwidth-versus-footprint curve falls (a level running out when every SM streams
+// through it): the steps of the time per byte, 1 / bandwidth, which rises where the bandwidth
+// drops. Bandwidths must be positive.
+ChangePoints find_bandwidth_drops(std::span<const double> x, std::span<const double> bandwidth,
+                                  const ChangePointOptions& opts = {});
+
 }  // namespace gd

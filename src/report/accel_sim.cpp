@@ -160,11 +160,14 @@ void cache_geometry_lines(const RunDocument& run, std::vector<ConfigLine>& g) {
                  "not measured in full: " + join({said("capacity", c->capacity), said("line", c->line), said("fetch", c->fetch),
                                                   said("ways", c->ways), said("replacement", c->replacement)}) + fields,
                  false});
-  if (const CacheLevelFacts* l2 = find("l2_segment"))
+  if (const CacheLevelFacts* l2 = find("l2_segment")) {
+    const CacheLevelFacts* whole = find("l2");
     g.push_back({"-gpgpu_cache:dl2", "",
-                 "not measured in full: " + join({said("one SM's segment", l2->capacity), said("line", l2->line),
+                 "not measured in full: " + join({said("the whole L2", whole ? whole->capacity : std::nullopt),
+                                                  said("one SM's segment", l2->capacity), said("line", l2->line),
                                                   said("fetch", l2->fetch)}) + fields,
                  false});
+  }
 }
 
 AccelSimExport accel_sim_export(const RunDocument& run) {

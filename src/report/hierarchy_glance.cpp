@@ -15,6 +15,11 @@ using Show = std::string (*)(const ItemValue&);
 std::string bytes(const ItemValue& v) { return format_bytes(v.value); }
 std::string at_least_bytes(const ItemValue& v) { return "≥ " + format_bytes(v.value); }
 std::string at_most_bytes(const ItemValue& v) { return "≤ " + format_bytes(v.value); }
+// A capacity known to lie between the last footprint before a drop and the first past it.
+std::string bytes_range(const ItemValue& v) {
+  const Metric* upper = v.record ? v.record->metric("capacity/upper_bytes") : nullptr;
+  return format_bytes(v.value) + (upper ? " to " + format_bytes(upper->value()) : "");
+}
 std::string cycles(const ItemValue& v) { return fmt_num(v.value) + " cycles"; }
 std::string sms(const ItemValue& v) { return fmt_num(v.value) + " SMs"; }
 // A text answer; an undetermined one says so in a word (its reason is in the record and the docs).
@@ -91,6 +96,12 @@ std::vector<CacheLevelFacts> hierarchy_facts(const RunDocument& doc) {
                    fact(doc, "fetch", "fetch/bytes", p({{"path", path}}), bytes), std::nullopt, std::nullopt,
                    fact(doc, "capacity", "latency/below_cycles", at, cycles), std::nullopt, shared_with(doc, path)});
   }
+  // The whole L2: where every SM's read bandwidth drops (memory.bandwidth.l2_sweep's analysis).
+  const auto l2_size = metric_value(doc, "memory.bandwidth.l2_sweep", "capacity/bytes",
+                                    p({{"level", std::string("L2")}, {"quantity", std::string("capacity")}}));
+  if (l2_size)
+    out.push_back({"l2", "L2, the whole chip (all SMs streaming)", fact_of(*l2_size, bytes_range), std::nullopt, std::nullopt,
+                   std::nullopt, std::nullopt, std::nullopt, headline(doc, "l2.read_bandwidth"), CacheFact{"all SMs", std::nullopt, "", ""}});
   const Params segment = p({{"stride", std::int64_t(128)}, {"level", std::string("L2.segment")}});
   auto l2_fetch = fact(doc, "fetch", "fetch/bytes", p({{"path", std::string("cg")}}), bytes);
   if (l2_fetch) l2_fetch->shown += " from DRAM";

@@ -148,7 +148,7 @@ nlohmann::json tensor_rows(const RunDocument& run) {
     if (*f.latency_probe)
       for (auto& [key, row] : rows)
         for (const Record& r : run.records) {
-          if (r.status != Status::Ok || r.derived || r.id != f.latency_probe || param_string(r, f.type_param) != row["type"]) continue;
+          if (r.status != Status::Ok || r.derived || r.id != f.latency_probe || param_string(r, f.type_param) != row["type"].get<std::string>()) continue;
           const Metric* lat = r.metric("latency/cycles");
           if (!lat || !std::isfinite(lat->value())) continue;
           if (row.contains("latency_cycles") && row["latency_cycles"].get<double>() <= lat->value()) continue;

@@ -56,6 +56,24 @@ TEST(HierarchyGlance, RowsReadTheHierarchyRecords) {
   const std::string ro = line_with(md, "Read-only");
   EXPECT_EQ(ro.find("KiB"), std::string::npos) << ro;
   EXPECT_NE(line_with(md, "Texture").find("L1"), std::string::npos) << "sharing is symmetric";
+  EXPECT_EQ(md.find("the whole chip"), std::string::npos) << "no all-SM bandwidth drop in this run: no whole-L2 row";
+}
+
+// The whole L2's size is where the all-SM bandwidth drops (memory.bandwidth.l2_sweep's analysis),
+// shown as the range between the last footprint before the drop and the first past it.
+TEST(HierarchyGlance, TheWholeL2IsTheAllSmBandwidthDrop) {
+  RunDocument doc = hierarchy_run();
+  Record drop = record("memory.bandwidth.l2_sweep", {{"level", std::string("L2")}, {"quantity", std::string("capacity")}},
+                       {metric("capacity/bytes", "bytes", 59768832, 59768832, 59768832, 1),
+                        metric("capacity/upper_bytes", "bytes", 62914560, 62914560, 62914560, 1)});
+  drop.derived = true;
+  doc.records.push_back(drop);
+  const std::string row = line_with(hierarchy_glance_markdown(doc), "L2, the whole chip");
+  EXPECT_NE(row.find("57 MiB to 60 MiB"), std::string::npos) << row;
+  bool found = false;
+  for (const CacheLevelFacts& l : hierarchy_facts(doc))
+    if (l.key == "l2") found = l.capacity && l.capacity->value == 59768832 && l.capacity->record.rfind("memory.bandwidth.l2_sweep", 0) == 0;
+  EXPECT_TRUE(found);
 }
 
 TEST(HierarchyGlance, ARunWithoutHierarchyRecordsHasNoSection) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/change_point.hpp"
 #include "analysis/ncu_counters.hpp"
 #include "analysis/sm_rate.hpp"
 #include "core/device_buffer.hpp"
@@ -236,7 +237,37 @@ void run_l2_sweep(ProbeContext& ctx) {
   ctx.extra()["l2_percent"] = percent;
 }
 
-// The largest working set that still reads at 90 % of the best: where L2 runs out.
+// The whole L2's capacity as every SM sees it: where the all-SM read bandwidth drops, by the
+// change-point test on the time per byte (analysis/change_point), the footprint in bytes. The
+// latency chase of one SM sees only its own segment (memory.hierarchy.l2_capacity).
+void derive_l2_capacity(SummaryContext& sc, const std::vector<const Record*>& points) {
+  std::vector<std::pair<double, double>> curve;  // footprint bytes, TB/s
+  for (const Record* r : points) {
+    const Metric* m = r->metric("bandwidth/tbps");
+    const ParamValue* percent = find_param(r->params, "l2_percent");
+    if (m && percent && std::holds_alternative<std::int64_t>(*percent) && m->value() > 0)
+      curve.push_back({double(sc.device().l2_bytes) * double(std::get<std::int64_t>(*percent)) / 100, m->value()});
+  }
+  std::sort(curve.begin(), curve.end());
+  std::vector<double> x, tbps;
+  for (const auto& [bytes, bw] : curve) x.push_back(bytes), tbps.push_back(bw);
+  const ChangePoints drops = find_bandwidth_drops(x, tbps);
+  Record& r = sc.derive({{"level", std::string("L2")}, {"quantity", std::string("capacity")}}, points);
+  r.extra["method"] = "all-SM .cg read bandwidth over footprint; the first drop of the time per byte by binary "
+                      "segmentation and a permutation test (analysis/change_point)";
+  if (!drops.found()) {
+    r.extra["capacity_answer"] = "undetermined: " + drops.note;
+    return;
+  }
+  const ChangePoint& d = drops.steps.front();
+  sc.add_metric(r, "capacity/bytes", single_value(d.last_before));
+  sc.add_metric(r, "capacity/upper_bytes", single_value(x[d.index]));
+  sc.add_metric(r, "capacity/confidence", single_value(d.confidence));
+  sc.add_metric(r, "bandwidth/below_tbps", single_value(d.before));
+  sc.add_metric(r, "bandwidth/above_tbps", single_value(d.after));
+}
+
+// The best point, the largest working set that still reads at 90 % of it, and the capacity.
 void summarize_l2_sweep(SummaryContext& sc) {
   const std::vector<const Record*> points = sc.ok_records();
   Record* best = sc.derive_best({{"l2_percent", std::string("best")}}, points, "bandwidth/tbps");
@@ -247,15 +278,25 @@ void summarize_l2_sweep(SummaryContext& sc) {
     if (const Metric* m = r->metric("bandwidth/tbps"); m && m->value() >= 0.9 * top)
       last_fast = std::max(last_fast, double(std::get<std::int64_t>(*find_param(r->params, "l2_percent"))));
   best->extra["largest_l2_percent_within_90pct_of_best"] = last_fast;
+  derive_l2_capacity(sc, points);
 }
 
 ProbeSpec l2_sweep_spec() {
   ProbeSpec s;
   s.id = "memory.bandwidth.l2_sweep";
   s.description = "L2 read bandwidth (.cg, 16-byte) vs working set as a percentage of L2, through and past its capacity";
-  s.axes = {std::move(Axis::list("l2_percent", {3, 6, 12, 25, 40, 50, 60, 75, 90, 110, 150, 300})).quick({12, 50, 90, 300})};
+  // 5 % steps around the driver's size, where the drop is: the capacity is known to a step.
+  s.axes = {std::move(Axis::list("l2_percent", {3, 6, 12, 25, 40, 50, 60, 75, 80, 85, 90, 95, 100, 105, 110, 120, 150, 300}))
+                .quick({12, 50, 90, 300})};
   s.sass = level_sass();
   s.metrics = level_metrics();
+  s.metrics.insert(s.metrics.end(),
+                   {{"capacity/bytes", "bytes", "analysis: the largest footprint before the all-SM bandwidth drops"},
+                    {"capacity/upper_bytes", "bytes", "analysis: the first footprint past the drop (the capacity is below it)"},
+                    {"capacity/confidence", "", "analysis: 1 - the permutation test's p-value"},
+                    {"bandwidth/below_tbps", "TB/s", "analysis: the median bandwidth before the drop"},
+                    {"bandwidth/above_tbps", "TB/s", "analysis: the median bandwidth after it"}});
+  s.covers = {{"hierarchy.l2.size", "capacity/bytes", {{"level", std::string("L2")}, {"quantity", std::string("capacity")}}}};
   s.run = run_l2_sweep;
   s.summarize = summarize_l2_sweep;
   s.time_cap_s = 10;
