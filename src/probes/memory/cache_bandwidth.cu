@@ -1,6 +1,7 @@
 // Load bandwidth of each on-chip level (shared memory, L1 hits, L2 via .cg) in bytes per clock
 // per SM and TB/s, by access width, and L2 across working sets: what a kernel can feed from each level.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -260,6 +261,9 @@ void derive_l2_capacity(SummaryContext& sc, const std::vector<const Record*>& po
     return;
   }
   const ChangePoint& d = drops.steps.front();
+  const auto mib = [](double b) { return std::to_string(int(std::lround(b / 1048576))) + " MiB"; };
+  r.extra["capacity_answer"] = mib(d.last_before) + " to " + mib(x[d.index]) + " (confidence " +
+                               std::to_string(int(std::lround(d.confidence * 1000))) + "/1000)";
   sc.add_metric(r, "capacity/bytes", single_value(d.last_before));
   sc.add_metric(r, "capacity/upper_bytes", single_value(x[d.index]));
   sc.add_metric(r, "capacity/confidence", single_value(d.confidence));
@@ -296,7 +300,7 @@ ProbeSpec l2_sweep_spec() {
                     {"capacity/confidence", "", "analysis: 1 - the permutation test's p-value"},
                     {"bandwidth/below_tbps", "TB/s", "analysis: the median bandwidth before the drop"},
                     {"bandwidth/above_tbps", "TB/s", "analysis: the median bandwidth after it"}});
-  s.covers = {{"hierarchy.l2.size", "capacity/bytes", {{"level", std::string("L2")}, {"quantity", std::string("capacity")}}}};
+  s.covers = {{"hierarchy.l2.size", "extra.capacity_answer", {{"level", std::string("L2")}, {"quantity", std::string("capacity")}}}};
   s.run = run_l2_sweep;
   s.summarize = summarize_l2_sweep;
   s.time_cap_s = 10;

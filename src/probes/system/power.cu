@@ -122,9 +122,9 @@ void run_sm_scaling(ProbeContext& ctx) {
   const int eighths = int(ctx.int_param("sm_eighths"));
   const int sms = std::max(1, int(std::lround(ctx.device().sm_count * eighths / 8.0)));
   FfmaLoad load(ctx, sms, 0.005);
-  load.run_for(0.2);  // the power settles before the window opens
+  load.run_for(ctx.quick() ? 0.1 : 0.2);  // the power settles before the window opens
   PowerMonitor monitor(ctx.device().pci_bus_id, kInterval);
-  load.run_for(ctx.quick() ? 0.3 : 0.6);
+  load.run_for(ctx.quick() ? 0.2 : 0.6);  // quick: a smoke test of the fit, 20 NVML samples a point
   const PowerTrace trace = monitor.stop();
   record_trace(ctx, trace);
   ctx.metric("sms/active", double(sms));
