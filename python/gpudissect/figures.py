@@ -257,7 +257,7 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
             ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         if line_cols or siblings:
-            ax.legend(fontsize=7 if len(colors) + len(siblings) <= 6 else 6)
+            place_legend(ax, len(colors) + len(siblings))
 
     # Small multiples: one panel per value of the split columns, lines beyond MAX_SERIES in parts.
     panels = []
@@ -270,16 +270,38 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
     title = f"{pid}: {metric} over {param_name(view.x)}"
     caption = "; ".join(t for t in ("bands: levels the analysis detected" if spans else "",
                                     f"shaded: {band[2]} of the repeats" if band else "") if t)
+    def space(frames) -> float:  # the most legend entries of a panel, as height below the axes
+        lines = max(len(set(keys[f.index])) for f in frames) if line_cols else 0
+        return legend_space(lines + len(siblings) if line_cols or siblings else 0)
+
     if len(panels) == 1:
-        return [Figure(pid, title, "line", lambda ax: draw(ax, measured), caption=caption)]
+        return [Figure(pid, title, "line", lambda ax: draw(ax, measured), height=3.6 + space([measured]), caption=caption)]
     groups = [panels[i:i + PANELS_PER_FIGURE] for i in range(0, len(panels), PANELS_PER_FIGURE)]
     return [Figure(pid, title + (f" ({g + 1} of {len(groups)})" if len(groups) > 1 else ""), "line", None,
-                   width=4.4, height=3.2, caption=caption,
+                   width=4.4, height=3.2 + space([panel for _, panel in group]), caption=caption,
                    panels=[(name, lambda ax, panel=panel: draw(ax, panel)) for name, panel in group])
             for g, group in enumerate(groups)]
 
 
 SPREAD_VISIBLE = 0.02  # a spread under this share of the y axis's span is not drawn: it would not show
+LEGEND_INSIDE = 3      # a legend of more entries goes below its axes, where it covers no line
+LEGEND_COLUMNS = 2
+LEGEND_ROW_IN = 0.13   # inches a row of a legend below the axes takes
+
+
+def legend_space(entries: int) -> float:
+    """The height (inches) a panel grows by to hold its legend below the axes: none for a legend
+    small enough to sit inside."""
+    return 0.0 if entries <= LEGEND_INSIDE else 0.3 + LEGEND_ROW_IN * -(-entries // LEGEND_COLUMNS)
+
+
+def place_legend(ax, entries: int) -> None:
+    """A few entries inside, where matplotlib finds room; more below the axes, in columns, so that
+    a dozen lines are not hidden under their own legend (issue 32: wgmma, async.tensor.load, attention)."""
+    if entries <= LEGEND_INSIDE:
+        ax.legend(fontsize=7)
+    else:
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=LEGEND_COLUMNS, frameon=False)
 
 
 def _spread(rows: pd.DataFrame, from_zero: bool) -> tuple[str, str, str] | None:

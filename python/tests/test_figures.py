@@ -328,3 +328,22 @@ def test_a_bars_view_naming_several_metrics_stacks_them_with_the_rest_to_100():
     assert bars == [(0, 0.0, 40.0), (0, 40.0, 30.0), (0, 70.0, 5.0), (0, 75.0, 25.0),
                     (1, 0.0, 30.0), (1, 30.0, 0.0), (1, 30.0, 20.0), (1, 50.0, 50.0)], bars
     real_close(kept[0])
+
+
+def test_a_legend_of_many_lines_sits_below_its_axes_and_a_short_one_inside():
+    """issue 32: the legends of wgmma, async.tensor.load and attention covered their lines."""
+    from gpudissect.figures import draw_figure
+    for series, below in ((6, True), (2, False)):
+        rows = [{"id": "x.sweep", "seq": i, "status": "ok", "derived": False, "metric": "m/x", "unit": "u",
+                 "value": float(size * (s + 1)), "size": size, "op": f"op{s}"}
+                for i, (s, size) in enumerate((s, size) for s in range(series) for size in (1, 2, 4, 8))]
+        fig, = plan_figures(pd.DataFrame(rows))
+        f = draw_figure(fig)
+        try:
+            f.canvas.draw()
+            ax = f.axes[0]
+            legend, frame = ax.get_legend().get_window_extent(), ax.get_window_extent()
+            assert (legend.y1 <= frame.y0) == below, (series, legend, frame)
+            assert legend.y0 >= 0, "the figure grew to hold it"
+        finally:
+            matplotlib.pyplot.close(f)
