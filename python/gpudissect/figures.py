@@ -207,6 +207,7 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
     unit = _unit(rows, metric)
     spans = _span_rows(rows, view, metric, series_cols)
     byte_axis = "byte" in view.x
+    integer_x = bool((xs == xs.round()).all())
     all_keys = set(keys)
     from_zero = is_rate(unit) and not view.log_y
     band = _spread(measured, from_zero)
@@ -246,6 +247,8 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
                             fontsize=7, color=color)
         if log_x:
             ax.set_xscale("log", base=2)
+        elif integer_x:  # stages, warps, SMs: a tick between two counts would read 1.5 stages
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         if view.log_y:
             ax.set_yscale("log")
         plain_log_ticks(ax)

@@ -347,3 +347,17 @@ def test_a_legend_of_many_lines_sits_below_its_axes_and_a_short_one_inside():
             assert legend.y0 >= 0, "the figure grew to hold it"
         finally:
             matplotlib.pyplot.close(f)
+
+
+def test_an_axis_of_counts_has_whole_ticks():
+    """async.tensor.load over 1, 2 and 4 pipeline stages was ticked 1.0, 1.5, 2.0, ... (issue 32)."""
+    from gpudissect.figures import draw_figure
+    rows = [{"id": "x.stages", "seq": i, "status": "ok", "derived": False, "metric": "m/x", "unit": "u",
+             "value": float(v), "stages": s} for i, (s, v) in enumerate(((1, 3.0), (2, 4.0), (4, 4.5)))]
+    fig, = plan_figures(pd.DataFrame(rows))
+    f = draw_figure(fig)
+    try:
+        ticks = [t for t in f.axes[0].get_xticks() if 1 <= t <= 4]
+        assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    finally:
+        matplotlib.pyplot.close(f)
