@@ -6,14 +6,17 @@
 # Prints executions and crashes per target; exits 1 when a target crashed (the input is kept in
 # the work folder), 77 when clang's libFuzzer is not installed (scripts/setup.sh installs it).
 #
-#   scripts/fuzz.sh [--seconds N] [--build DIR] [--fuzz-build DIR] [--work DIR] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--opt -O0|-O1] [--build DIR] [--fuzz-build DIR] [--work DIR] [TARGET...]
 #
 # --fuzz-build: where the fuzz targets are built (default: DIR/fuzz of --build).
+# --opt: optimization of the instrumented code (default -O1, more inputs a second; -O0 compiles
+# in a quarter of the time, CI's choice for a few seconds per target).
 #
 # CI runs a few seconds each (ctest fuzz.bounded); a longer hunt: scripts/fuzz.sh --seconds 600.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=5
+opt=-O1
 build=${BUILD_DIR:-$root/build}
 work=
 fuzz_build=
@@ -21,6 +24,7 @@ targets=()
 while (($#)); do
   case $1 in
     --seconds) seconds=$2; shift 2 ;;
+    --opt) opt=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --fuzz-build) fuzz_build=$2; shift 2 ;;
@@ -46,7 +50,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S "$root/tests/fuzz" -B "$fuzz_build" -G Ninja -DCMAKE_CXX_COMPILER="$clangxx" -DGPUDISSECT_BUILD="$build" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" >/dev/null || exit 2
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUDISSECT_FUZZ_OPT="$opt" "${launcher[@]}" >/dev/null || exit 2
 ninja -C "$fuzz_build" -j "${BUILD_JOBS:-$(nproc)}" "${targets[@]}" >/dev/null || { echo "fuzz: build failed" >&2; exit 2; }
 
 # Seeds: committed ones, the test fixtures, and a few small cubins out of our own binary.

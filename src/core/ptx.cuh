@@ -22,6 +22,18 @@ __device__ __forceinline__ unsigned smid() {
   return id;
 }
 
+// The 32-bit shared-window address of a shared-memory pointer.
+__device__ __forceinline__ unsigned shared_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+// Plain shared-memory load (the block's own window): the baseline of the cluster, async and
+// chase loads.
+__device__ __forceinline__ unsigned ld_shared_u32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+
 // Marks the next clocked region for the SASS verifier (SassRegion::Marked): a performance-monitor
 // trigger (PMTRIG), one issue slot, that no other code of ours emits and ptxas keeps in place, so
 // a kernel timing several regions can have one of them checked alone.

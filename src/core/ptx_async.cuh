@@ -8,6 +8,9 @@
 
 #include <cuda.h>  // CUtensorMap (a plain 128-byte struct; nothing from libcuda is linked)
 
+#include "ptx.cuh"
+#include "ptx_cluster.cuh"  // the cluster rank, mapa and barrier the async paths use
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define GD_ASYNC_SM90 1
 #define GD_SM90_ONLY(...) __VA_ARGS__
@@ -31,11 +34,6 @@ __device__ __forceinline__ unsigned smem_u32(const void* p) {
 }
 
 // --- plain loads the async paths are compared with --------------------------------------------
-__device__ __forceinline__ unsigned ld_shared_u32(unsigned addr) {
-  unsigned v;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
-  return v;
-}
 // L2 (bypassing L1), the level cp.async.cg and the bulk copies read from.
 __device__ __forceinline__ unsigned ld_cg_u32(const void* p) {
   unsigned v;
@@ -248,25 +246,11 @@ __device__ __forceinline__ void fence_proxy_tensormap_release() {
 }
 
 // --- clusters ---------------------------------------------------------------------------------
-__device__ __forceinline__ unsigned cluster_ctarank() {
-  unsigned r = 0;
-  GD_SM90_ONLY(asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));)
-  return r;
-}
-// The shared::cluster address of `addr` (a shared::cta address) in the CTA of rank `rank`.
-__device__ __forceinline__ unsigned mapa_shared(unsigned addr, unsigned rank) {
-  unsigned r = 0;
-  GD_SM90_ONLY(asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));)
-  return r;
-}
 // Arrives on an mbarrier in another CTA of the cluster (a shared::cluster address from mapa),
 // with the default semantics, as CUTLASS's ClusterBarrier does: the explicit .release.cluster
 // form costs a MEMBAR.ALL.GPU per arrival on sm_90a.
 __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned remote_bar) {
   GD_SM90_ONLY(asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote_bar) : "memory");)
-}
-__device__ __forceinline__ void cluster_sync() {
-  GD_SM90_ONLY(asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");)
 }
 
 }  // namespace gd::ptx

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include "ptx.cuh"
+
 namespace gd::ptx {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -43,23 +45,11 @@ __device__ __forceinline__ unsigned cluster_id_linear() {
   GD_NO_CLUSTER_PTX(__trap(); return 0;)
 }
 
-// The 32-bit shared-window address of a shared-memory pointer.
-__device__ __forceinline__ uint32_t shared_addr(const void* p) {
-  return uint32_t(__cvta_generic_to_shared(p));
-}
-
 // The shared::cluster address of the same offset in block `rank`'s shared memory (MAPA).
 __device__ __forceinline__ uint32_t mapa_shared(uint32_t addr, uint32_t rank) {
   GD_CLUSTER_PTX(uint32_t d; asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(d) : "r"(addr), "r"(rank));
                  return d;)
   GD_NO_CLUSTER_PTX((void)addr; (void)rank; __trap(); return 0;)
-}
-
-// Plain shared-memory load (the block's own window): the baseline for the cluster loads.
-__device__ __forceinline__ uint32_t ld_shared_u32(uint32_t addr) {
-  uint32_t v;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
-  return v;
 }
 
 // Loads and stores through the cluster window: own or another block's shared memory.

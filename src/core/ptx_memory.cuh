@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "ptx.cuh"
+
 namespace gd::ptx {
 
 // The register type of one access of W bytes.
@@ -68,10 +70,6 @@ __device__ __forceinline__ Vec<W> ldsw(unsigned addr) {
   else if constexpr (W == 8) asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(addr));
   else asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
   return v;
-}
-
-__device__ __forceinline__ unsigned shared_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
 
 // Cycles of one .cg load of the pointer at p (served by L2 or beyond), clock to clock; *next gets

@@ -15,7 +15,7 @@
 #include "async_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_bulk_cluster {
 
 constexpr int kMaxStages = 8;
 constexpr unsigned kClusterSize = 2;
@@ -145,5 +145,5 @@ ProbeSpec bulk_cluster_spec() {
 
 GD_REGISTER_PROBE(bulk_cluster_spec());
 
-}  // namespace
+}  // namespace probe_bulk_cluster
 }  // namespace gd

@@ -18,7 +18,7 @@
 #include "async_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_bulk_stream {
 
 // Unit u is the u-th chunk of the source (wrapped inside an L2 region by mask).
 struct BulkSource {
@@ -217,5 +217,5 @@ GD_REGISTER_PROBE(bulk_stream_spec(false));
 GD_REGISTER_PROBE(bulk_stream_spec(true));
 GD_REGISTER_PROBE(bulk_ctas_spec());
 
-}  // namespace
+}  // namespace probe_bulk_stream
 }  // namespace gd

@@ -17,7 +17,7 @@
 #include "variant_table.cuh"
 
 namespace gd {
-namespace {
+namespace probe_copy_latency {
 
 constexpr int kLineBytes = 128;  // one link per line: every step touches a new line
 constexpr int kUnroll = 4;
@@ -184,7 +184,7 @@ void summarize_copy_latency(SummaryContext& sc) {
   for (const std::string level : {"l2", "dram"}) {
     const auto base = sc.ok_records({{"level", level}, {"mechanism", std::string("ld")}});
     if (base.empty() || !base[0]->metric("latency/cycles")) continue;
-    for (const std::string mech : Mechanisms::names()) {
+    for (const std::string& mech : Mechanisms::names()) {
       if (mech == "ld") continue;
       const auto m = sc.ok_records({{"level", level}, {"mechanism", mech}});
       if (m.empty() || !m[0]->metric("latency/cycles")) continue;
@@ -224,5 +224,5 @@ ProbeSpec copy_latency_spec() {
 
 GD_REGISTER_PROBE(copy_latency_spec());
 
-}  // namespace
+}  // namespace probe_copy_latency
 }  // namespace gd

@@ -17,7 +17,7 @@
 #include "async_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_cp_async {
 
 using ptx::CpAsyncCache;
 
@@ -290,5 +290,5 @@ bool register_rows() {
 }
 [[maybe_unused]] const bool registered = register_rows<Cg16, Ca16, Ca8, Ca4, Cg16Zfill, Cg16L2Fetch256>();
 
-}  // namespace
+}  // namespace probe_cp_async
 }  // namespace gd

@@ -13,7 +13,7 @@
 #include "async_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_im2col {
 
 constexpr int kChannels = 32;          // u32 channels: 128 bytes per pixel
 constexpr int kImageW = 16, kImageH = 16;
@@ -95,5 +95,5 @@ ProbeSpec im2col_spec() {
 
 GD_REGISTER_PROBE(im2col_spec());
 
-}  // namespace
+}  // namespace probe_im2col
 }  // namespace gd

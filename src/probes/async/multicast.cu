@@ -14,7 +14,7 @@
 #include "async_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_multicast {
 
 constexpr int kStages = 8;  // 64 KiB per CTA: two CTAs per SM keep 128 KiB in flight, past the knee
 constexpr unsigned kBoxX = 32, kBoxY = 64;  // 8 KiB boxes of 4-byte elements
@@ -256,5 +256,5 @@ ProbeSpec multicast_spec() {
 
 GD_REGISTER_PROBE(multicast_spec());
 
-}  // namespace
+}  // namespace probe_multicast
 }  // namespace gd

@@ -15,7 +15,7 @@
 #include "variant_table.cuh"
 
 namespace gd {
-namespace {
+namespace probe_store {
 
 constexpr int kUnroll = 4;
 constexpr unsigned kTile = 4096;       // bytes staged in shared memory
@@ -194,5 +194,5 @@ ProbeSpec store_bandwidth_spec() {
 
 GD_REGISTER_PROBE(store_bandwidth_spec());
 
-}  // namespace
+}  // namespace probe_store
 }  // namespace gd

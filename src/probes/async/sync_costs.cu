@@ -17,7 +17,7 @@
 #include "variant_table.cuh"
 
 namespace gd {
-namespace {
+namespace probe_sync_costs {
 
 constexpr int kUnroll = 16;
 constexpr unsigned kMaxArrivals = (1u << 20) - 1;  // an mbarrier's largest expected count
@@ -170,5 +170,5 @@ ProbeSpec sync_cost_spec() {
 
 GD_REGISTER_PROBE(sync_cost_spec());
 
-}  // namespace
+}  // namespace probe_sync_costs
 }  // namespace gd

@@ -14,7 +14,7 @@
 #include "async_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_tensor_load {
 
 enum class Hint { None, EvictFirst, EvictLast };
 
@@ -192,5 +192,5 @@ ProbeSpec tensor_load_spec() {
 
 GD_REGISTER_PROBE(tensor_load_spec());
 
-}  // namespace
+}  // namespace probe_tensor_load
 }  // namespace gd

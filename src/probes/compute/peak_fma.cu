@@ -10,7 +10,7 @@
 #include "core/registry.hpp"
 
 namespace gd {
-namespace {
+namespace probe_peak_fma {
 
 using Ffma = alu_catalog::Ffma;
 using Dfma = alu_catalog::Dfma;
@@ -143,5 +143,5 @@ ProbeSpec fp64_peak_spec() {
 GD_REGISTER_PROBE(fp32_peak_spec());
 GD_REGISTER_PROBE(fp64_peak_spec());
 
-}  // namespace
+}  // namespace probe_peak_fma
 }  // namespace gd

@@ -13,7 +13,7 @@
 #include "core/registry.hpp"
 
 namespace gd {
-namespace {
+namespace probe_pipe_depth {
 
 // The seeds' pipe-depth table rows and the catalog row that stands for each pipe: FFMA (FMA),
 // IADD3 (INT), MUFU.EX2 (SFU), HMMA.1688.F16 with its accumulator as the chain (tensor); and two
@@ -152,5 +152,5 @@ ProbeSpec pipe_depth_spec() {
 
 GD_REGISTER_PROBE(pipe_depth_spec());
 
-}  // namespace
+}  // namespace probe_pipe_depth
 }  // namespace gd

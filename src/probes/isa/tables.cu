@@ -17,7 +17,7 @@
 #include "sass/verify.hpp"
 
 namespace gd {
-namespace {
+namespace probe_tables {
 
 // Share of a base opcode's instances that must set a write barrier for it to count as one that
 // needs a barrier (a few instances whose result nothing reads may go without).
@@ -116,5 +116,5 @@ ProbeSpec isa_tables_spec() {
 
 GD_REGISTER_PROBE(isa_tables_spec());
 
-}  // namespace
+}  // namespace probe_tables
 }  // namespace gd

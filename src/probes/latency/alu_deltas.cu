@@ -11,7 +11,7 @@
 #include "core/registry.hpp"
 
 namespace gd {
-namespace {
+namespace probe_alu_deltas {
 
 using alu_extra_rows::CvtPackI2ip;
 using alu_extra_rows::FfmaNegAbs;
@@ -70,5 +70,5 @@ ProbeSpec delta_spec(const char* name, const char* item) {
   return true;
 }();
 
-}  // namespace
+}  // namespace probe_alu_deltas
 }  // namespace gd

@@ -10,7 +10,7 @@
 #include "core/registry.hpp"
 
 namespace gd {
-namespace {
+namespace probe_timer {
 
 constexpr int kReads = 33;  // 32 differences per launch
 
@@ -66,5 +66,5 @@ ProbeSpec clock64_spec() {
 
 GD_REGISTER_PROBE(clock64_spec());
 
-}  // namespace
+}  // namespace probe_timer
 }  // namespace gd

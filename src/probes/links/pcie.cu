@@ -18,7 +18,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_pcie {
 
 // ---------------------------------------------------------------------------- bandwidth
 
@@ -251,5 +251,5 @@ ProbeSpec system_atomic_spec() {
 
 GD_REGISTER_PROBE(system_atomic_spec());
 
-}  // namespace
+}  // namespace probe_pcie
 }  // namespace gd

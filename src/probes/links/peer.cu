@@ -22,7 +22,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_peer {
 
 // Makes `device` current for a scope.
 class OnDevice {
@@ -370,5 +370,5 @@ ProbeSpec atomic_throughput_spec() {
 
 GD_REGISTER_PROBE(atomic_throughput_spec());
 
-}  // namespace
+}  // namespace probe_peer
 }  // namespace gd

@@ -14,7 +14,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_atomics {
 
 namespace atom = ptx::atomic;
 constexpr int kAtomThreads = 256;
@@ -247,5 +247,5 @@ ProbeSpec atomic_spec(bool reductions) {
 GD_REGISTER_PROBE(atomic_spec(false));
 GD_REGISTER_PROBE(atomic_spec(true));
 
-}  // namespace
+}  // namespace probe_atomics
 }  // namespace gd

@@ -17,7 +17,7 @@
 #include "memory_common.hpp"
 
 namespace gd {
-namespace {
+namespace probe_bank_conflict {
 
 // Lane 31 at stride 32 of 16-byte elements reads at 15.5 KiB; the throughput loads are spread
 // over kBankUnroll rows of 128 bytes past that (every lane shifted alike: same banks).
@@ -214,5 +214,5 @@ ProbeSpec bank_spec() {
 
 GD_REGISTER_PROBE(bank_spec());
 
-}  // namespace
+}  // namespace probe_bank_conflict
 }  // namespace gd

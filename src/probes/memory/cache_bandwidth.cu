@@ -18,7 +18,7 @@
 #include "memory_tools.hpp"
 
 namespace gd {
-namespace {
+namespace probe_cache_bandwidth {
 
 enum class Path { Shared, L1, L2 };
 constexpr int kLevelThreads = 1024;
@@ -310,5 +310,5 @@ ProbeSpec l2_sweep_spec() {
 
 GD_REGISTER_PROBE(l2_sweep_spec());
 
-}  // namespace
+}  // namespace probe_cache_bandwidth
 }  // namespace gd

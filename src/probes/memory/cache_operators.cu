@@ -17,7 +17,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_cache_operators {
 
 namespace cop = ptx::cacheop;
 constexpr int kSigLines = 128;       // 16 KiB of lines: inside any L1, far inside L2
@@ -222,5 +222,5 @@ ProbeSpec signature_spec() {
 
 GD_REGISTER_PROBE(signature_spec());
 
-}  // namespace
+}  // namespace probe_cache_operators
 }  // namespace gd

@@ -12,7 +12,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_constant_cache {
 
 constexpr int kTableWords = 16384;  // 64 KiB: all a kernel may declare
 constexpr int kConstUnroll = 8;
@@ -77,5 +77,5 @@ ProbeSpec constant_spec() {
 
 GD_REGISTER_PROBE(constant_spec());
 
-}  // namespace
+}  // namespace probe_constant_cache
 }  // namespace gd

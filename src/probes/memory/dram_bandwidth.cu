@@ -20,7 +20,7 @@
 #include "memory_common.hpp"
 
 namespace gd {
-namespace {
+namespace probe_dram_bandwidth {
 
 constexpr int kThreads = 256;
 constexpr int kUnroll = 4;  // independent 16-byte accesses in flight per thread per trip
@@ -654,5 +654,5 @@ ProbeSpec rw_mix_spec() {
 
 GD_REGISTER_PROBE(rw_mix_spec());
 
-}  // namespace
+}  // namespace probe_dram_bandwidth
 }  // namespace gd

@@ -31,7 +31,7 @@
 #include "memory_tools.hpp"
 
 namespace gd {
-namespace {
+namespace probe_hierarchy {
 
 enum Path : int { kCa = 0, kCg = 1, kNc = 2, kTex = 3, kConst = 4 };
 const std::vector<std::string> kPathNames = {"ca", "cg", "nc", "tex", "const"};
@@ -1026,5 +1026,5 @@ GD_REGISTER_PROBE(ways_spec());
 GD_REGISTER_PROBE(evict_spec());
 GD_REGISTER_PROBE(l15_scope_spec());
 
-}  // namespace
+}  // namespace probe_hierarchy
 }  // namespace gd

@@ -20,7 +20,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_l2_partition {
 
 constexpr int kLineBytes = 128;
 constexpr long long kRegionBytes = 2 << 20;  // one 2 MiB page: no TLB step inside the region
@@ -446,5 +446,5 @@ ProbeSpec dram_partition_spec() {
 
 GD_REGISTER_PROBE(dram_partition_spec());
 
-}  // namespace
+}  // namespace probe_l2_partition
 }  // namespace gd

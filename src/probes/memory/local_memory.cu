@@ -16,7 +16,7 @@
 #include "memory_tools.hpp"
 
 namespace gd {
-namespace {
+namespace probe_local_memory {
 
 constexpr int kLocalUnroll = 8;
 
@@ -142,5 +142,5 @@ ProbeSpec local_bandwidth_spec() {
 
 GD_REGISTER_PROBE(local_bandwidth_spec());
 
-}  // namespace
+}  // namespace probe_local_memory
 }  // namespace gd

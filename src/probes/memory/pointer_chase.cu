@@ -18,7 +18,7 @@
 #include "memory_tools.hpp"
 
 namespace gd {
-namespace {
+namespace probe_pointer_chase {
 
 constexpr int kLineBytes = 128;       // one pointer per cache line: every step is a new line
 constexpr int kChaseUnroll = 16;
@@ -251,5 +251,5 @@ ProbeSpec chase_spec() {
 
 GD_REGISTER_PROBE(chase_spec());
 
-}  // namespace
+}  // namespace probe_pointer_chase
 }  // namespace gd

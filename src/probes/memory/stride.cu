@@ -15,7 +15,7 @@
 #include "memory_tools.hpp"
 
 namespace gd {
-namespace {
+namespace probe_stride {
 
 constexpr int kStrideThreads = 1024;
 constexpr int kStrideUnroll = 8;
@@ -130,5 +130,5 @@ ProbeSpec stride_spec() {
 
 GD_REGISTER_PROBE(stride_spec());
 
-}  // namespace
+}  // namespace probe_stride
 }  // namespace gd

@@ -20,7 +20,7 @@
 #include "memory_tools.hpp"
 
 namespace gd {
-namespace {
+namespace probe_tlb {
 
 constexpr int kLineBytes = 128;
 constexpr int kTlbUnroll = 8;
@@ -212,5 +212,5 @@ ProbeSpec tlb_spec() {
 
 GD_REGISTER_PROBE(tlb_spec());
 
-}  // namespace
+}  // namespace probe_tlb
 }  // namespace gd

@@ -16,7 +16,7 @@
 #include "pair_runner.cuh"
 
 namespace gd {
-namespace {
+namespace probe_coissue_pairs {
 
 using namespace pipe_pairs;
 using alu_catalog::Dfma;
@@ -350,5 +350,5 @@ ProbeSpec interleave_spec() {
 }
 GD_REGISTER_PROBE(interleave_spec());
 
-}  // namespace
+}  // namespace probe_coissue_pairs
 }  // namespace gd

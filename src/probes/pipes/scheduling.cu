@@ -15,7 +15,7 @@
 #include "core/registry.hpp"
 
 namespace gd {
-namespace {
+namespace probe_scheduling {
 
 using alu_catalog::Ffma;
 using alu_catalog::Lop3;
@@ -565,5 +565,5 @@ ProbeSpec barrier_spec() {
 }
 GD_REGISTER_PROBE(barrier_spec());
 
-}  // namespace
+}  // namespace probe_scheduling
 }  // namespace gd

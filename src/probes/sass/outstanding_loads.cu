@@ -14,7 +14,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_outstanding_loads {
 
 // Loads per launch: as many as the registers hold (a destination per load, a clock per load).
 __host__ __device__ constexpr int loads_for(int width) { return width == 4 ? 64 : 32; }
@@ -169,5 +169,5 @@ ProbeSpec outstanding_loads_spec() {
 
 GD_REGISTER_PROBE(outstanding_loads_spec());
 
-}  // namespace
+}  // namespace probe_outstanding_loads
 }  // namespace gd

@@ -11,7 +11,7 @@
 #include "core/registry.hpp"
 
 namespace gd {
-namespace {
+namespace probe_register_cap {
 
 constexpr int kLive = 320;    // values live across every trip: more than 255 registers hold
 constexpr int kStride = 7;    // each value mixes in the one kStride places on (wrapping)
@@ -85,5 +85,5 @@ ProbeSpec register_cap_spec() {
 
 GD_REGISTER_PROBE(register_cap_spec());
 
-}  // namespace
+}  // namespace probe_register_cap
 }  // namespace gd

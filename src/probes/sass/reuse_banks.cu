@@ -59,7 +59,7 @@ __global__ void ffma_bank_kernel(float* x_io, long long* cycles, unsigned long l
 
 }  // namespace reuse_banks
 
-namespace {
+namespace probe_reuse_banks {
 
 using namespace patch_chains;
 using reuse_banks::kAcc;
@@ -290,5 +290,5 @@ ProbeSpec reuse_banks_spec() {
 
 GD_REGISTER_PROBE(reuse_banks_spec());
 
-}  // namespace
+}  // namespace probe_reuse_banks
 }  // namespace gd

@@ -38,7 +38,7 @@ __global__ void lds_two_chase_kernel(std::uint32_t* x_io, long long* cycles, uns
 
 }  // namespace scoreboard
 
-namespace {
+namespace probe_scoreboard {
 
 using namespace patch_chains;
 using Rng = std::mt19937_64;
@@ -298,5 +298,5 @@ ProbeSpec scoreboard_spec() {
 GD_REGISTER_PROBE(scoreboard_spec());
 
 
-}  // namespace
+}  // namespace probe_scoreboard
 }  // namespace gd

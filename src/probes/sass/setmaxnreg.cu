@@ -19,7 +19,7 @@
 #include "warp_specialized.cuh"
 
 namespace gd {
-namespace {
+namespace probe_setmaxnreg {
 
 using namespace warp_specialized;
 
@@ -391,5 +391,5 @@ ProbeSpec warp_specialized_spec() {
 GD_REGISTER_PROBE(cost_spec());
 GD_REGISTER_PROBE(warp_specialized_spec());
 
-}  // namespace
+}  // namespace probe_setmaxnreg
 }  // namespace gd

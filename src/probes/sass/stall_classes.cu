@@ -51,7 +51,7 @@ struct CvtCount {
 
 }  // namespace stall_classes
 
-namespace {
+namespace probe_stall_classes {
 
 using namespace patch_chains;
 using stall_classes::CvtCount;
@@ -442,5 +442,5 @@ const bool registered = [] {
   return true;
 }();
 
-}  // namespace
+}  // namespace probe_stall_classes
 }  // namespace gd

@@ -41,7 +41,7 @@ __global__ void ffma_stall_chain_kernel(float* x_io, long long* cycles, unsigned
 
 }  // namespace stall_patch
 
-namespace {
+namespace probe_stall_patch {
 
 using stall_patch::kChain;
 using stall_patch::kRegions;
@@ -229,5 +229,5 @@ ProbeSpec stall_patch_spec() {
 
 GD_REGISTER_PROBE(stall_patch_spec());
 
-}  // namespace
+}  // namespace probe_stall_patch
 }  // namespace gd

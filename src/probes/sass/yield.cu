@@ -12,7 +12,7 @@
 #include "patch_chains.cuh"
 
 namespace gd {
-namespace {
+namespace probe_yield {
 
 using namespace patch_chains;
 using Ffma = alu_catalog::Ffma;
@@ -129,5 +129,5 @@ ProbeSpec yield_spec() {
 GD_REGISTER_PROBE(yield_spec());
 
 
-}  // namespace
+}  // namespace probe_yield
 }  // namespace gd

@@ -645,7 +645,7 @@ __global__ void attention_random_inputs_kernel(__half* p, std::size_t n, std::ui
 }  // namespace gd::attention_fwd
 
 namespace gd {
-namespace {
+namespace probe_attention {
 
 using namespace attention_fwd;
 
@@ -1188,5 +1188,5 @@ GD_REGISTER_PROBE(fwd_spec());
 GD_REGISTER_PROBE(breakdown_spec());
 GD_REGISTER_PROBE(softmax_parts_spec());
 
-}  // namespace
+}  // namespace probe_attention
 }  // namespace gd

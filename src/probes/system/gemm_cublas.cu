@@ -10,7 +10,7 @@
 #include "gemm_measure.hpp"
 
 namespace gd {
-namespace {
+namespace probe_gemm_cublas {
 
 using namespace gemm;
 
@@ -84,5 +84,5 @@ ProbeSpec gemm_spec() {
 
 GD_REGISTER_PROBE(gemm_spec());
 
-}  // namespace
+}  // namespace probe_gemm_cublas
 }  // namespace gd

@@ -10,7 +10,7 @@
 #include "gemm_runner.hpp"
 
 namespace gd {
-namespace {
+namespace probe_gemm_cutlass {
 
 using namespace gemm;
 
@@ -84,5 +84,5 @@ ProbeSpec cutlass_spec() {
 
 GD_REGISTER_PROBE(cutlass_spec());
 
-}  // namespace
+}  // namespace probe_gemm_cutlass
 }  // namespace gd

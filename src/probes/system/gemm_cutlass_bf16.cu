@@ -11,7 +11,7 @@ namespace gd::gemm {
 
 struct CutlassBf16;
 #if GD_CUTLASS_PASS
-using Kernel = Sm90Gemm<cutlass::bfloat16_t, cutlass::bfloat16_t, cutlass::bfloat16_t, float, float,
+using CutlassBf16Kernel = Sm90Gemm<cutlass::bfloat16_t, cutlass::bfloat16_t, cutlass::bfloat16_t, float, float,
                         cute::Shape<cute::_128, cute::_256, cute::_64>, cute::Shape<cute::_2, cute::_1, cute::_1>,
                         cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                         cutlass::epilogue::TmaWarpSpecializedCooperative>::Kernel;
@@ -23,7 +23,7 @@ CutlassKernel cutlass_kernel_bf16() {
                                   "accumulate, bf16 D",
                                   GD_CUTLASS_FOUND);
 #if GD_CUTLASS_PASS
-  k.prepare = prepare_call<Sm90Call<CutlassBf16, Kernel>>;
+  k.prepare = prepare_call<Sm90Call<CutlassBf16, CutlassBf16Kernel>>;
 #endif
   return k;
 }

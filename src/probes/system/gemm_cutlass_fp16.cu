@@ -11,7 +11,7 @@ namespace gd::gemm {
 
 struct CutlassFp16;
 #if GD_CUTLASS_PASS
-using Kernel = Sm90Gemm<cutlass::half_t, cutlass::half_t, cutlass::half_t, float, float,
+using CutlassFp16Kernel = Sm90Gemm<cutlass::half_t, cutlass::half_t, cutlass::half_t, float, float,
                         cute::Shape<cute::_128, cute::_256, cute::_64>, cute::Shape<cute::_2, cute::_1, cute::_1>,
                         cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                         cutlass::epilogue::TmaWarpSpecializedCooperative>::Kernel;
@@ -23,7 +23,7 @@ CutlassKernel cutlass_kernel_fp16() {
                                   "accumulate, fp16 D",
                                   GD_CUTLASS_FOUND);
 #if GD_CUTLASS_PASS
-  k.prepare = prepare_call<Sm90Call<CutlassFp16, Kernel>>;
+  k.prepare = prepare_call<Sm90Call<CutlassFp16, CutlassFp16Kernel>>;
 #endif
   return k;
 }

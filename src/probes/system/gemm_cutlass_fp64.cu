@@ -12,7 +12,7 @@ namespace gd::gemm {
 
 struct CutlassFp64;
 #if GD_CUTLASS_PASS
-using Kernel = cutlass::gemm::kernel::DefaultGemm<
+using CutlassFp64Kernel = cutlass::gemm::kernel::DefaultGemm<
     double, cutlass::layout::RowMajor, 1, double, cutlass::layout::ColumnMajor, 1, double, cutlass::layout::RowMajor,
     double, cutlass::arch::OpClassTensorOp, cutlass::arch::Sm90, cutlass::gemm::GemmShape<128, 128, 16>,
     cutlass::gemm::GemmShape<32, 64, 16>, cutlass::gemm::GemmShape<16, 8, 4>,
@@ -26,7 +26,7 @@ CutlassKernel cutlass_kernel_fp64() {
                                   "cp.async",
                                   GD_CUTLASS_FOUND);
 #if GD_CUTLASS_PASS
-  k.prepare = prepare_call<Cutlass2xCall<CutlassFp64, Kernel>>;
+  k.prepare = prepare_call<Cutlass2xCall<CutlassFp64, CutlassFp64Kernel>>;
 #endif
   return k;
 }

@@ -11,7 +11,7 @@ namespace gd::gemm {
 
 struct CutlassFp8E4m3;
 #if GD_CUTLASS_PASS
-using Kernel = Sm90Gemm<cutlass::float_e4m3_t, cutlass::float_e4m3_t, cutlass::bfloat16_t, float, float,
+using CutlassFp8E4m3Kernel = Sm90Gemm<cutlass::float_e4m3_t, cutlass::float_e4m3_t, cutlass::bfloat16_t, float, float,
                         cute::Shape<cute::_128, cute::_256, cute::_128>, cute::Shape<cute::_2, cute::_1, cute::_1>,
                         cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
                         cutlass::epilogue::TmaWarpSpecializedCooperative>::Kernel;
@@ -24,7 +24,7 @@ CutlassKernel cutlass_kernel_fp8_e4m3() {
                                   "memory",
                                   GD_CUTLASS_FOUND);
 #if GD_CUTLASS_PASS
-  k.prepare = prepare_call<Sm90Call<CutlassFp8E4m3, Kernel, true>>;
+  k.prepare = prepare_call<Sm90Call<CutlassFp8E4m3, CutlassFp8E4m3Kernel, true>>;
 #endif
   return k;
 }

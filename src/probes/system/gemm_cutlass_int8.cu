@@ -11,7 +11,7 @@ namespace gd::gemm {
 
 struct CutlassInt8;
 #if GD_CUTLASS_PASS
-using Kernel = Sm90Gemm<int8_t, int8_t, int32_t, int32_t, int32_t,
+using CutlassInt8Kernel = Sm90Gemm<int8_t, int8_t, int32_t, int32_t, int32_t,
                         cute::Shape<cute::_128, cute::_256, cute::_128>, cute::Shape<cute::_2, cute::_1, cute::_1>,
                         cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                         cutlass::epilogue::TmaWarpSpecializedCooperative>::Kernel;
@@ -23,7 +23,7 @@ CutlassKernel cutlass_kernel_int8() {
                                   "s32 accumulate, s32 D",
                                   GD_CUTLASS_FOUND);
 #if GD_CUTLASS_PASS
-  k.prepare = prepare_call<Sm90Call<CutlassInt8, Kernel>>;
+  k.prepare = prepare_call<Sm90Call<CutlassInt8, CutlassInt8Kernel>>;
 #endif
   return k;
 }

@@ -11,7 +11,7 @@ namespace gd::gemm {
 
 struct CutlassTf32;
 #if GD_CUTLASS_PASS
-using Kernel = Sm90Gemm<float, float, float, float, float,
+using CutlassTf32Kernel = Sm90Gemm<float, float, float, float, float,
                         cute::Shape<cute::_128, cute::_256, cute::_32>, cute::Shape<cute::_2, cute::_1, cute::_1>,
                         cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                         cutlass::epilogue::TmaWarpSpecializedCooperative>::Kernel;
@@ -23,7 +23,7 @@ CutlassKernel cutlass_kernel_tf32() {
                                   "tf32 multiply, f32 accumulate and D",
                                   GD_CUTLASS_FOUND);
 #if GD_CUTLASS_PASS
-  k.prepare = prepare_call<Sm90Call<CutlassTf32, Kernel>>;
+  k.prepare = prepare_call<Sm90Call<CutlassTf32, CutlassTf32Kernel>>;
 #endif
   return k;
 }

@@ -19,7 +19,7 @@
 #include "gemm_runner.hpp"
 
 namespace gd {
-namespace {
+namespace probe_power {
 
 constexpr int kLoadThreads = 1024;
 constexpr int kChains = 8, kUnroll = 4;  // FFMA per thread per trip: kChains * kUnroll
@@ -410,5 +410,5 @@ GD_REGISTER_PROBE(idle_spec());
 GD_REGISTER_PROBE(sm_scaling_spec());
 GD_REGISTER_PROBE(clock_response_spec());
 
-}  // namespace
+}  // namespace probe_power
 }  // namespace gd

@@ -11,7 +11,7 @@
 #include "gemm_runner.hpp"
 
 namespace gd {
-namespace {
+namespace probe_power_gemm {
 
 using namespace gemm;
 
@@ -87,5 +87,5 @@ ProbeSpec gemm_power_spec() {
 
 GD_REGISTER_PROBE(gemm_power_spec());
 
-}  // namespace
+}  // namespace probe_power_gemm
 }  // namespace gd

@@ -16,7 +16,7 @@
 #include "rate_sweep.hpp"
 
 namespace gd {
-namespace {
+namespace probe_ldmatrix {
 
 enum class Kind { Load, Store, Move };
 
@@ -177,5 +177,5 @@ ProbeSpec matrix_spec(const std::string& name, const std::string& opcode, int mi
   return true;
 }();
 
-}  // namespace
+}  // namespace probe_ldmatrix
 }  // namespace gd

@@ -21,7 +21,7 @@
 #include "rate_sweep.hpp"
 
 namespace gd {
-namespace {
+namespace probe_mma_sync {
 
 using namespace mma_catalog;
 
@@ -646,5 +646,5 @@ ProbeSpec ldmatrix_prefetch_spec() {
   return true;
 }();
 
-}  // namespace
+}  // namespace probe_mma_sync
 }  // namespace gd

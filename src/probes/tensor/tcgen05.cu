@@ -20,7 +20,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_tcgen05 {
 
 constexpr int kSteps = 4;        // K steps of 32 bytes per row held in shared memory
 constexpr int kRowsPerCta = 128;  // M = 128 per CTA: cta_group::1 is M 128, ::2 is M 256
@@ -364,5 +364,5 @@ ProbeSpec tcgen05_spec() {
 
 GD_REGISTER_PROBE(tcgen05_spec());
 
-}  // namespace
+}  // namespace probe_tcgen05
 }  // namespace gd

@@ -11,7 +11,7 @@
 #include "wgmma_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_wgmma {
 
 using namespace wgmma_probe;
 
@@ -211,5 +211,5 @@ GD_REGISTER_PROBE(latency_spec());
 GD_REGISTER_PROBE(throughput_spec());
 GD_REGISTER_PROBE(burst_spec());
 
-}  // namespace
+}  // namespace probe_wgmma
 }  // namespace gd

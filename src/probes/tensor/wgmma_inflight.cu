@@ -10,7 +10,7 @@
 #include "wgmma_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_wgmma_inflight {
 
 using namespace wgmma_probe;
 
@@ -87,5 +87,5 @@ ProbeSpec inflight_spec() {
 
 GD_REGISTER_PROBE(inflight_spec());
 
-}  // namespace
+}  // namespace probe_wgmma_inflight
 }  // namespace gd

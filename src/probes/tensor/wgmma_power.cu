@@ -14,7 +14,7 @@
 #include "wgmma_common.cuh"
 
 namespace gd {
-namespace {
+namespace probe_wgmma_power {
 
 using namespace wgmma_probe;
 
@@ -112,5 +112,5 @@ ProbeSpec power_spec() {
 
 GD_REGISTER_PROBE(power_spec());
 
-}  // namespace
+}  // namespace probe_wgmma_power
 }  // namespace gd

@@ -15,7 +15,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_cluster_map {
 
 struct BlockPlace {
   unsigned smid, rank, cluster, nsmid;
@@ -272,5 +272,5 @@ ProbeSpec occupancy_spec() {
 
 GD_REGISTER_PROBE(occupancy_spec());
 
-}  // namespace
+}  // namespace probe_cluster_map
 }  // namespace gd

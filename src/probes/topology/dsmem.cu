@@ -16,7 +16,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_dsmem {
 
 // ---------------------------------------------------------------------------- latency (chase)
 
@@ -332,5 +332,5 @@ ProbeSpec barrier_spec() {
 
 GD_REGISTER_PROBE(barrier_spec());
 
-}  // namespace
+}  // namespace probe_dsmem
 }  // namespace gd

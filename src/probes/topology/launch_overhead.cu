@@ -17,7 +17,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_launch_overhead {
 
 __global__ void empty_kernel() {}
 
@@ -193,5 +193,5 @@ ProbeSpec grid_sync_spec() {
 
 GD_REGISTER_PROBE(grid_sync_spec());
 
-}  // namespace
+}  // namespace probe_launch_overhead
 }  // namespace gd

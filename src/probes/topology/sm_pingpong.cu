@@ -13,7 +13,7 @@
 #include "core/timing.cuh"
 
 namespace gd {
-namespace {
+namespace probe_sm_pingpong {
 
 struct PairResult {
   long long cycles;        // the ping side's clock64 over all rounds
@@ -208,5 +208,5 @@ ProbeSpec pingpong_spec() {
 
 GD_REGISTER_PROBE(pingpong_spec());
 
-}  // namespace
+}  // namespace probe_sm_pingpong
 }  // namespace gd
