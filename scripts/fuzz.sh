@@ -10,7 +10,7 @@
 #
 # --fuzz-build: where the fuzz targets are built (default: DIR/fuzz of --build).
 # --opt: optimization of the instrumented code (default -O1, more inputs a second; -O0 compiles
-# in a quarter of the time, CI's choice for a few seconds per target).
+# in about half the time, CI's choice for a few seconds per target).
 #
 # CI runs a few seconds each (ctest fuzz.bounded); a longer hunt: scripts/fuzz.sh --seconds 600.
 set -uo pipefail
