@@ -11,7 +11,9 @@
 //             latency ramps up to the fetch granularity G;
 //   ways      n lines a fixed distance apart walked cyclically: the distance that makes them
 //             conflict and the n where they stop fitting give the set stride and the ways
-//             (analysis/cache_ways), and a re-reference test tells LRU from FIFO.
+//             (analysis/cache_ways), and a re-reference test tells LRU from FIFO;
+//   eviction  where no distance conflicts (a hashed set index), a search for the fewest lines
+//             that evict a target (analysis/eviction_set), then the ways by walking that set.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -22,6 +24,7 @@
 
 #include "analysis/cache_ways.hpp"
 #include "analysis/change_point.hpp"
+#include "analysis/eviction_set.hpp"
 #include "analysis/fetch_granularity.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
@@ -423,6 +426,162 @@ void run_ways(ProbeContext& ctx) {
   ctx.extra()["replacement_policy"] = w.policy == "not-lru" ? "not-lru (" + rr.policy + " in the re-reference test)" : rr.policy;
 }
 
+// ---- eviction sets: the L1's ways when no distance makes lines conflict ------------------------
+
+// The L1 hashes its set index (no distance in `ways` conflicts), so its sets are found by search
+// (analysis/eviction_set): which lines of a pool, walked, evict a target line. The pool is twice
+// the largest L1 of 128-byte lines; word k of a line serves lap k of the walk, so one chain holds
+// the whole experiment: a lap of the lines (word 1), the target (word 0), kEvictionLaps - 1 more
+// laps, then the target timed (word 7, then seven hits on it). Every word is in the line's first
+// 32-byte sector: the L1 fetches sectors, and a word of another sector would miss in a line that
+// is present. The target enters after the set
+// is full on purpose: a policy that evicts the newest line (which keeps a thrashing loop's old
+// lines, as this L1's gradual capacity knee suggests) would never evict a target loaded first.
+constexpr std::size_t kPoolLines = 4096;
+constexpr std::size_t kLineWords = 32;
+constexpr std::size_t kSectorWords = 8;
+constexpr int kEvictionLaps = 6;  // words 1-6 of the sector
+constexpr std::size_t kCongruenceCandidates = 768;  // classified against the found set
+constexpr int kMaxCongruentWalk = 64;               // the longest one-set walk timed
+
+class EvictionProbe {
+ public:
+  EvictionProbe(ProbeContext& ctx, std::size_t target) : chase_(ctx, kCa, kPoolLines * kLineWords), target_(target) {
+    chase_.set_carveout(cudaSharedmemCarveoutMaxL1);
+    // Medians: a single short launch can be slow for reasons of its own (a fresh buffer's first
+    // translations). The timed region's fixed cost is in both and cancels in first_load.
+    hit_ = median_of(5, [&] { return target_load({}, 0); });  // nothing walked: all eight loads hit
+    const std::vector<std::size_t> all = others();
+    miss_ = median_of(3, [&] { return first_load(all, 2); });  // two laps of twice the L1: the target is gone
+  }
+  // Cycles of the target's first timed load after `laps` laps of `lines` (the seven hits after it
+  // taken off at the calibrated hit latency).
+  double first_load(std::span<const std::size_t> lines, int laps) { return (target_load(lines, laps) - hit_) * 8 + hit_; }
+  // Two walks that agree, or the third decides: the search stops believing a set the moment one
+  // answer flips, so one slow launch must not count as an eviction.
+  bool evicts(std::span<const std::size_t> lines) {
+    ++calls_;
+    const auto once = [&] { return first_load(lines, kEvictionLaps) > (hit_ + miss_) / 2; };
+    const bool a = once(), b = once();
+    return a == b ? a : once();
+  }
+  // Every pool line but the target.
+  std::vector<std::size_t> others() const {
+    std::vector<std::size_t> v;
+    for (std::size_t l = 0; l < kPoolLines; ++l)
+      if (l != target_) v.push_back(l);
+    return v;
+  }
+  static double median_of(int n, const std::function<double()>& f) {
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i) v.push_back(f());
+    std::nth_element(v.begin(), v.begin() + n / 2, v.end());
+    return v[std::size_t(n / 2)];
+  }
+  double hit() const { return hit_; }
+  double miss() const { return miss_; }
+  int calls() const { return calls_; }
+  Chase& chase() { return chase_; }
+
+ private:
+  // Cycles per timed step: the target's load then seven loads of the same word.
+  double target_load(std::span<const std::size_t> lines, int laps) {
+    std::vector<std::size_t> order;
+    for (std::size_t l : lines) order.push_back(l * kLineWords + 1);
+    order.push_back(target_ * kLineWords);
+    for (int k = 2; k <= laps; ++k)
+      for (std::size_t l : lines) order.push_back(l * kLineWords + std::size_t(k));
+    order.push_back(target_ * kLineWords + kSectorWords - 1);
+    std::vector<unsigned> chain(kPoolLines * kLineWords, 0);
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) chain[order[i]] = unsigned(order[i + 1]);
+    chain[order.back()] = unsigned(order.back());
+    chase_.write(chain);
+    return cycles_per_step(chase_.run(0, 1, unsigned(order.front()), int(order.size()) - 1, kUnroll), kUnroll);
+  }
+  Chase chase_;
+  std::size_t target_;
+  double hit_ = 0, miss_ = 0;
+  int calls_ = 0;
+};
+
+// Cycles per step of a cyclic walk over `lines` (pool line numbers), after a warm lap.
+double walk_pool_lines(Chase& chase, std::span<const std::size_t> lines) {
+  std::vector<unsigned> chain(kPoolLines * kLineWords, 0);
+  for (std::size_t k = 0; k < lines.size(); ++k) chain[lines[k] * kLineWords] = unsigned(lines[(k + 1) % lines.size()] * kLineWords);
+  chase.write(chain);
+  const int steps = std::max(256, 8 * int(lines.size()));
+  return cycles_per_step(chase.run(0, 1, unsigned(lines[0] * kLineWords), int(lines.size()), steps), steps);
+}
+
+void run_eviction_set(ProbeContext& ctx) {
+  const std::int64_t target = ctx.int_param("target");
+  if (target < 0 || target >= std::int64_t(kPoolLines)) throw UserError("target is a line of the pool, 0 to 4095");
+  EvictionProbe probe(ctx, std::size_t(target));
+  ctx.metric("eviction/hit_cycles", probe.hit());
+  ctx.metric("eviction/miss_cycles", probe.miss());
+  if (probe.miss() < probe.hit() + 60)
+    ctx.skip("no hit/miss contrast on the L1: after two laps of the whole pool the target's load took " +
+             std::to_string(int(probe.miss())) + " cycles against " + std::to_string(int(probe.hit())) + " for a hit");
+  std::mt19937_64 rng(0xe71c + std::uint64_t(target));
+  std::vector<std::size_t> pool = probe.others();
+  std::shuffle(pool.begin(), pool.end(), rng);
+  const EvictionOracle oracle = [&](std::span<const std::size_t> lines) { return probe.evicts(lines); };
+  const EvictionSearch s = find_eviction_set(pool, oracle, {.max_set = 256, .max_calls = 3000});
+  ctx.set_observed_sm_clock_mhz(clock_mhz(std::vector<RegionTiming>{probe.chase().last()}));
+  ctx.metric("eviction/first_prefix_lines", double(s.first_prefix));
+  ctx.metric("eviction/oracle_calls", double(s.oracle_calls));
+  ctx.extra()["search_note"] = s.note;
+  ctx.extra()["laps"] = kEvictionLaps;
+  ctx.extra()["pool_lines"] = kPoolLines;
+  if (!s.minimal_checked) {
+    ctx.extra()["ways_answer"] = "undetermined: " + s.note;
+    return;
+  }
+  ctx.metric("eviction/set_lines", double(s.set.size()));
+  ctx.metric("eviction/dispensable_lines", double(s.dispensable));
+  nlohmann::json offsets = nlohmann::json::array();
+  for (std::size_t l : s.set) offsets.push_back((std::int64_t(l) - target) * 128);
+  ctx.extra()["set_offsets_bytes"] = offsets;
+  if (!s.found) {
+    ctx.extra()["ways_answer"] = "undetermined: " + s.note;
+    return;
+  }
+  // The target's set among other pool lines, then the classic cyclic walk over lines of that one
+  // set: its step from hits to misses is the ways, whatever the replacement policy.
+  std::vector<std::size_t> candidates;
+  for (std::size_t l : pool)
+    if (candidates.size() < kCongruenceCandidates && std::find(s.set.begin(), s.set.end(), l) == s.set.end())
+      candidates.push_back(l);
+  const Congruence c = classify_congruent(s.set, candidates, oracle);
+  ctx.metric("eviction/congruent_lines", double(c.congruent.size()));
+  ctx.metric("eviction/candidates", double(c.tested));
+  if (c.sets > 0) ctx.metric("eviction/sets", c.sets);
+  std::vector<std::size_t> one_set = {std::size_t(target)};
+  one_set.insert(one_set.end(), s.set.begin(), s.set.end());
+  one_set.insert(one_set.end(), c.congruent.begin(), c.congruent.end());
+  if (one_set.size() > std::size_t(kMaxCongruentWalk)) one_set.resize(kMaxCongruentWalk);
+  std::vector<ConflictPoint> points;
+  nlohmann::json pts = nlohmann::json::array();
+  for (std::size_t n = 1; n <= one_set.size(); ++n) {
+    const double cyc = walk_pool_lines(probe.chase(), std::span(one_set).first(n));
+    points.push_back({double(n), cyc});
+    pts.push_back({n, cyc});
+  }
+  ctx.extra()["one_set_walk"] = pts;
+  const Ways w = infer_ways(points);
+  ctx.extra()["walk_note"] = w.note;
+  ctx.extra()["ways_answer"] = w.found ? std::to_string(w.ways) + " ways (one-set walk; minimal eviction set " +
+                                             std::to_string(s.set.size()) + " lines)"
+                                       : "minimal eviction set " + std::to_string(s.set.size()) + " lines; the one-set walk: " + w.note;
+  ctx.metric("ways/found", w.found ? 1.0 : 0.0);
+  if (!w.found) return;
+  ctx.metric("ways/count", double(w.ways));
+  ctx.metric("ways/confidence", w.confidence);
+  if (w.next_measured) ctx.metric("ways/miss_share_next", w.miss_share_next);
+  ctx.extra()["replacement_policy"] = w.policy == "lru-like" ? "lru or fifo (a walk one line past the ways misses on every load)"
+                                                             : "not lru: " + w.note;
+}
+
 // ---- sharing: one path evicting another, and who shares a constant L1.5 ------------------------
 
 // Thread 0 warms chain A with a lap, optionally laps chain B, then times a second lap of A: if B's
@@ -711,7 +870,8 @@ void derive_line(SummaryContext& sc, const Params& params, const std::vector<std
   sc.add_metric(r, "line/confidence", single_value(confidence));
 }
 
-const std::vector<std::int64_t> kCapacityStrides = {32, 64, 128, 256};
+// 512 B slots tell a 256-byte line from an index that a 256-byte stride folds onto half the sets.
+const std::vector<std::int64_t> kCapacityStrides = {32, 64, 128, 256, 512};
 const std::vector<std::int64_t> kL2Strides = {64, 128, 256};
 const std::vector<std::int64_t> kConstStrides = {16, 32, 64, 128};
 const std::vector<std::int64_t> kCarveouts = {0, 25, 50, 75, 100};
@@ -855,8 +1015,8 @@ ProbeSpec capacity_spec() {
        "capacity and line size of the L1, read-only and texture paths: random chase latency vs footprint at 4 pointer strides",
        {std::move(Axis::list("path", std::vector<std::string>{"ca", "nc", "tex"})).quick_list({std::string("ca")}),
         std::move(Axis::list("stride", kCapacityStrides)).quick({128}),
-        // 6 % steps from well inside L1 to past where a 256-byte stride's knee lands.
-        std::move(Axis::log_spaced("bytes", 96 << 10, 768 << 10, 36)).quick_list(Axis::log_spaced("bytes", 160 << 10, 400 << 10, 8).values)},
+        // 6 % steps from well inside L1 to past where a 512-byte stride's knee lands.
+        std::move(Axis::log_spaced("bytes", 96 << 10, 1280 << 10, 45)).quick_list(Axis::log_spaced("bytes", 160 << 10, 400 << 10, 8).values)},
        {kCa, kNc, kTex},
        "stride",
        {{"hierarchy.readonly.size", "capacity/bytes", {{"path", "nc"}, {"stride", 128}, {"level", "L1"}}},
@@ -970,14 +1130,39 @@ ProbeSpec ways_spec() {
                {"replacement/control_kept", "count", "control trials (no extra line) that kept the first line: all, or no verdict"},
                {"replacement/trials", "count", "re-reference trials"},
                {"replacement/confidence", "ratio", "confidence of the policy verdict (binomial)"}};
-  s.covers = {{"hierarchy.l1.ways", "extra.ways_answer", {{"path", "ca"}}},
-              {"hierarchy.const.l1_ways", "ways/count", {{"path", "const"}}},
+  s.covers = {{"hierarchy.const.l1_ways", "ways/count", {{"path", "const"}}},
               {"hierarchy.const.l1_line", "ways/line_at_most_bytes", {{"path", "const"}, {"quantity", "line"}}},
               {"hierarchy.const.l1_replacement", "extra.replacement_policy", {{"path", "const"}}}};
   s.run = run_ways;
   s.summarize = summarize_ways;
   s.time_cap_s = 20;
   s.quick_time_cap_s = 3;
+  return s;
+}
+
+ProbeSpec eviction_set_spec() {
+  ProbeSpec s;
+  s.id = "memory.hierarchy.l1_eviction_set";
+  s.description = "L1 data cache ways and sets under a hashed index: a minimal eviction set of a target line found by search, its set's other lines, and a walk over them";
+  s.axes = {std::move(Axis::list("target", std::vector<std::int64_t>{0, 2730})).quick({0})};
+  s.sass = chase_sass({kCa});
+  s.metrics = {{"eviction/hit_cycles", "cycles", "the target's timed load with nothing walked before it"},
+               {"eviction/miss_cycles", "cycles", "the target's timed load after two laps of the whole pool (twice the L1)"},
+               {"eviction/first_prefix_lines", "lines", "the shortest prefix of the shuffled pool whose walk evicted the target"},
+               {"eviction/oracle_calls", "count", "walks timed by the search"},
+               {"eviction/set_lines", "lines", "lines of the eviction set the search ended with"},
+               {"eviction/dispensable_lines", "lines", "lines of it whose removal still evicted (0: the set is minimal)"},
+               {"eviction/congruent_lines", "lines", "candidates that, swapped into the set, restored the eviction (the target's set)"},
+               {"eviction/candidates", "lines", "candidates classified"},
+               {"eviction/sets", "sets", "candidates over congruent lines: the number of sets the pool spreads over"},
+               {"ways/found", "bool", "1 when the walk over the target's set stepped from hits to misses"},
+               {"ways/count", "lines", "the longest walk over lines of one set that still hits (the ways)"},
+               {"ways/confidence", "ratio", "1 - the permutation p-value of that step"},
+               {"ways/miss_share_next", "ratio", "share of misses of a walk one line longer than the ways (1: LRU or FIFO)"}};
+  s.covers = {{"hierarchy.l1.ways", "extra.ways_answer", {{"target", 0}}}};
+  s.run = run_eviction_set;
+  s.time_cap_s = 30;
+  s.quick_time_cap_s = 5;
   return s;
 }
 
@@ -1023,6 +1208,7 @@ GD_REGISTER_PROBE(l2_spec());
 GD_REGISTER_PROBE(const_spec());
 GD_REGISTER_PROBE(fetch_spec());
 GD_REGISTER_PROBE(ways_spec());
+GD_REGISTER_PROBE(eviction_set_spec());
 GD_REGISTER_PROBE(evict_spec());
 GD_REGISTER_PROBE(l15_scope_spec());
 
