@@ -106,4 +106,42 @@ SetGeometry infer_set_geometry(std::span<const DistanceWays> sweeps) {
   return g;
 }
 
+CacheSharing sharing_groups(int n, std::span<const double> cycles, double own, double cold) {
+  if (n < 2) throw std::invalid_argument("cache sharing: needs at least 2 agents");
+  if (cycles.size() != std::size_t(n) * std::size_t(n)) throw std::invalid_argument("cache sharing: needs n x n laps");
+  if (!std::isfinite(own) || !std::isfinite(cold) || !(cold > own))
+    throw std::invalid_argument("cache sharing: a miss (cold) must take longer than a hit (own)");
+  const auto at = [&](int w, int t) { return cycles[std::size_t(w) * std::size_t(n) + std::size_t(t)]; };
+  for (int w = 0; w < n; ++w)
+    for (int t = 0; t < n; ++t)
+      if (w != t && !std::isfinite(at(w, t))) throw std::invalid_argument("cache sharing: laps must be finite");
+  const auto found = [&](int w, int t) { return at(w, t) < (own + cold) / 2; };
+  std::vector<int> group(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) group[std::size_t(k)] = k;
+  const auto root = [&](int k) {
+    while (group[std::size_t(k)] != k) k = group[std::size_t(k)];
+    return k;
+  };
+  CacheSharing out;
+  for (int w = 0; w < n; ++w)
+    for (int t = w + 1; t < n; ++t) {
+      const bool there = found(w, t), back = found(t, w);
+      if (there != back) ++out.asymmetric;
+      if (there || back) group[std::size_t(root(w))] = root(t);
+    }
+  for (int k = 0; k < n; ++k) {
+    if (root(k) != k) continue;
+    std::vector<int> members;
+    for (int m = 0; m < n; ++m)
+      if (root(m) == k) members.push_back(m);
+    out.groups.push_back(members);
+  }
+  std::sort(out.groups.begin(), out.groups.end());
+  out.note = std::to_string(out.groups.size()) + (out.groups.size() == 1 ? " cache" : " caches") + " among " +
+             std::to_string(n) + " agents";
+  if (out.asymmetric)
+    out.note += "; " + std::to_string(out.asymmetric) + " pair(s) found each other's lines one way only";
+  return out;
+}
+
 }  // namespace gd

@@ -7,6 +7,7 @@
 #pragma once
 #include <span>
 #include <string>
+#include <vector>
 
 namespace gd {
 
@@ -57,5 +58,18 @@ struct Rereference {
 
 // kept of trials; throws std::invalid_argument unless 0 <= kept <= trials and trials > 0.
 Rereference infer_rereference(int kept, int trials);
+
+// Which of n agents (an SM's sub-partitions, say) load through one cache: agent w warmed lines and
+// agent t timed a lap of them, cycles[w * n + t] per load (the diagonal unused). A lap nearer
+// `own` (an agent's second lap of its own lines: a hit) than `cold` (nothing warmed: a miss) means
+// t found w's lines, and joins the two. The caches are the groups so joined.
+struct CacheSharing {
+  std::vector<std::vector<int>> groups;  // each ascending, ordered by their first agent
+  int asymmetric = 0;                    // pairs found one way only (noise, or a one-way path)
+  std::string note;
+};
+
+// Throws std::invalid_argument unless n >= 2, cycles holds n * n finite values and cold > own.
+CacheSharing sharing_groups(int n, std::span<const double> cycles, double own, double cold);
 
 }  // namespace gd

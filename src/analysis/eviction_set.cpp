@@ -40,6 +40,11 @@ EvictionSearch find_eviction_set(std::span<const std::size_t> pool, const Evicti
       s.note = "gave up after " + std::to_string(s.oracle_calls) + " oracle calls with " + std::to_string(found.size()) + " lines found";
       return s;
     }
+    if (limits.out_of_time && limits.out_of_time()) {
+      s.note = "the time budget ran out after " + std::to_string(s.oracle_calls) + " oracle calls with " +
+               std::to_string(found.size()) + " lines found";
+      return s;
+    }
     // The smallest count of candidates that, with the lines found, evicts: lo does not, hi does.
     std::size_t lo = 0, hi = rest.size();
     while (hi - lo > 1) {

@@ -35,6 +35,10 @@ struct EvictionSearch {
 struct EvictionSearchLimits {
   std::size_t max_set = 0;  // give up once the set would exceed this many lines (0: the pool)
   int max_calls = 20000;
+  // Asked before each new line is searched for: true ends the search with what it has (a probe's
+  // time budget; the calls a question takes vary with the oracle's cost, so calls alone do not
+  // bound the time).
+  std::function<bool()> out_of_time;
 };
 
 // pool: candidate lines in a random order (never the target). Throws std::invalid_argument when

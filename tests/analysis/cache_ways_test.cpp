@@ -176,5 +176,46 @@ TEST(SetGeometry, NoConflictAtTheLargestDistanceIsNotFound) {
   EXPECT_THROW(infer_set_geometry(unsorted), std::invalid_argument);
 }
 
+// Laps of n agents where agents in the same group hit (40 cycles) and others miss (280).
+std::vector<double> laps_for(const std::vector<int>& group_of) {
+  const std::size_t n = group_of.size();
+  std::vector<double> cycles(n * n, 0.0);
+  for (std::size_t w = 0; w < n; ++w)
+    for (std::size_t t = 0; t < n; ++t) cycles[w * n + t] = group_of[w] == group_of[t] ? 40.0 : 280.0;
+  return cycles;
+}
+
+TEST(CacheSharing, OneCacheWhenEveryAgentFindsTheOthersLines) {
+  const CacheSharing s = sharing_groups(4, laps_for({0, 0, 0, 0}), 40, 280);
+  ASSERT_EQ(s.groups.size(), 1u);
+  EXPECT_EQ(s.groups[0], (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(s.asymmetric, 0);
+}
+
+TEST(CacheSharing, PairsOfSubPartitionsMakeTwoCaches) {
+  const CacheSharing s = sharing_groups(4, laps_for({0, 1, 0, 1}), 40, 280);
+  ASSERT_EQ(s.groups.size(), 2u);
+  EXPECT_EQ(s.groups[0], (std::vector<int>{0, 2}));
+  EXPECT_EQ(s.groups[1], (std::vector<int>{1, 3}));
+  // No sharing at all: one cache per agent.
+  EXPECT_EQ(sharing_groups(4, laps_for({0, 1, 2, 3}), 40, 280).groups.size(), 4u);
+}
+
+TEST(CacheSharing, AOneWayFindIsCountedAndStillJoins) {
+  std::vector<double> cycles = laps_for({0, 1});
+  cycles[0 * 2 + 1] = 45;  // agent 1 found agent 0's lines, not the reverse
+  const CacheSharing s = sharing_groups(2, cycles, 40, 280);
+  EXPECT_EQ(s.groups.size(), 1u);
+  EXPECT_EQ(s.asymmetric, 1);
+  EXPECT_NE(s.note.find("one way only"), std::string::npos);
+}
+
+TEST(CacheSharing, RejectsBadInput) {
+  EXPECT_THROW(sharing_groups(1, std::vector<double>{0}, 40, 280), std::invalid_argument);
+  EXPECT_THROW(sharing_groups(2, std::vector<double>{0, 40, 40}, 40, 280), std::invalid_argument);
+  EXPECT_THROW(sharing_groups(2, laps_for({0, 0}), 280, 40), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace gd
+

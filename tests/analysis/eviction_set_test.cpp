@@ -121,6 +121,21 @@ TEST(EvictionSet, FullyAssociativeCacheHasNoSmallSet) {
   EXPECT_EQ(all.set.size(), 64u);
 }
 
+TEST(EvictionSet, StopsWhenTheTimeBudgetRunsOut) {
+  // The budget runs out once three lines are found: the search ends there, with what it has and
+  // why, rather than running on to the call bound.
+  HashedCache cache(16, 8, Policy::Lru);
+  const EvictionOracle oracle = cache.oracle(0, 2);
+  int asked = 0;
+  const EvictionSearch s = find_eviction_set(shuffled_pool(512), oracle,
+                                             {.out_of_time = [&] { return ++asked > 3; }});
+  EXPECT_FALSE(s.found);
+  EXPECT_FALSE(s.minimal_checked);
+  EXPECT_NE(s.note.find("time budget ran out"), std::string::npos) << s.note;
+  EXPECT_NE(s.note.find("with 3 lines found"), std::string::npos) << s.note;
+  EXPECT_LT(s.oracle_calls, 8 * 10);
+}
+
 TEST(EvictionSet, APoolThatDoesNotEvictSaysSo) {
   HashedCache cache(16, 8, Policy::Lru);
   const EvictionSearch s = find_eviction_set(shuffled_pool(64), cache.oracle(0, 2));  // ~4 lines per set

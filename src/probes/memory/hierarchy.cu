@@ -256,6 +256,10 @@ void run_capacity(ProbeContext& ctx) {
                    cudaSharedmemCarveoutMaxL1);
 }
 
+void run_texture_line(ProbeContext& ctx) {
+  measure_capacity(ctx, kTex, ctx.int_param("bytes"), ctx.int_param("stride"), cudaSharedmemCarveoutMaxL1);
+}
+
 void run_carveout(ProbeContext& ctx) {
   const std::int64_t carveout = ctx.int_param("carveout");
   if (carveout < 0 || carveout > 100) throw UserError("carveout is a percentage of the most shared memory, 0 to 100");
@@ -514,6 +518,7 @@ double walk_pool_lines(Chase& chase, std::span<const std::size_t> lines) {
 }
 
 void run_eviction_set(ProbeContext& ctx) {
+  const double start_s = steady_now_s();
   const std::int64_t target = ctx.int_param("target");
   if (target < 0 || target >= std::int64_t(kPoolLines)) throw UserError("target is a line of the pool, 0 to 4095");
   EvictionProbe probe(ctx, std::size_t(target));
@@ -526,7 +531,10 @@ void run_eviction_set(ProbeContext& ctx) {
   std::vector<std::size_t> pool = probe.others();
   std::shuffle(pool.begin(), pool.end(), rng);
   const EvictionOracle oracle = [&](std::span<const std::size_t> lines) { return probe.evicts(lines); };
-  const EvictionSearch s = find_eviction_set(pool, oracle, {.max_set = 256, .max_calls = 3000});
+  // The search stops at 70 % of the point's budget, leaving the rest for the congruence and the
+  // one-set walk should it find a set.
+  const auto out_of_time = [&] { return steady_now_s() - start_s > 0.7 * ctx.time_budget_s(); };
+  const EvictionSearch s = find_eviction_set(pool, oracle, {.max_set = 256, .max_calls = 3000, .out_of_time = out_of_time});
   ctx.set_observed_sm_clock_mhz(clock_mhz(std::vector<RegionTiming>{probe.chase().last()}));
   ctx.metric("eviction/first_prefix_lines", double(s.first_prefix));
   ctx.metric("eviction/oracle_calls", double(s.oracle_calls));
@@ -584,19 +592,25 @@ void run_eviction_set(ProbeContext& ctx) {
 
 // ---- sharing: one path evicting another, and who shares a constant L1.5 ------------------------
 
-// Thread 0 warms chain A with a lap, optionally laps chain B, then times a second lap of A: if B's
-// lines took A's storage, A's second lap misses.
+// One warp's lane 0 (warm_warp) follows chain A for warm_a steps, then chain B for lap_b steps;
+// after the block's barrier, lane 0 of timer_warp times lap_a steps of A. The same warp warming and timing: if B's
+// lines took A's storage, A's timed lap misses. Different warps (placed on different SM
+// sub-partitions): if their L1 is one, the timer finds the warmer's lines.
 template <int PA, int PB>
-__global__ void __launch_bounds__(32) evict_kernel(const unsigned* a, cudaTextureObject_t ta, const unsigned* b,
-                                                   cudaTextureObject_t tb, int lap_a, int lap_b, RegionTiming* timing,
-                                                   unsigned* sink) {
-  if (threadIdx.x != 0) return;
+__global__ void __launch_bounds__(128) evict_kernel(const unsigned* a, cudaTextureObject_t ta, const unsigned* b,
+                                                    cudaTextureObject_t tb, int warm_a, int lap_a, int lap_b,
+                                                    int warm_warp, int timer_warp, RegionTiming* timing, unsigned* sink) {
+  const bool warmer = threadIdx.x == 32u * unsigned(warm_warp), timer = threadIdx.x == 32u * unsigned(timer_warp);
   unsigned i = 0, j = 0;
+  if (warmer) {
 #pragma unroll 1
-  for (int s = 0; s < lap_a; ++s) i = next_index<PA>(a, ta, i);
+    for (int s = 0; s < warm_a; ++s) i = next_index<PA>(a, ta, i);
 #pragma unroll 1
-  for (int s = 0; s < lap_b; ++s) j = next_index<PB>(b, tb, j);
-  sink[1] = j;
+    for (int s = 0; s < lap_b; ++s) j = next_index<PB>(b, tb, j);
+    sink[1] = j;
+  }
+  __syncthreads();
+  if (!timer) return;
   RegionClock clock;
   clock.begin();
 #pragma unroll 1
@@ -613,8 +627,8 @@ constexpr std::int64_t kEvictBytes = 144 << 10;  // each chain alone fits L1; th
 struct PathPair {
   const char* name;
   int a, b;
-  void (*kernel)(const unsigned*, cudaTextureObject_t, const unsigned*, cudaTextureObject_t, int, int, RegionTiming*,
-                 unsigned*);
+  void (*kernel)(const unsigned*, cudaTextureObject_t, const unsigned*, cudaTextureObject_t, int, int, int, int, int,
+                 RegionTiming*, unsigned*);
 };
 const PathPair kPairs[] = {{"ca_ca", kCa, kCa, evict_kernel<kCa, kCa>},
                            {"ca_nc", kCa, kNc, evict_kernel<kCa, kNc>},
@@ -647,7 +661,7 @@ void run_evict(ProbeContext& ctx) {
   const int lap = int(kEvictBytes / 128);
   RegionTiming last{};
   const auto per_step = [&](int lap_b) {
-    launch(ctx, pp->kernel, {1, 32}, a.get(), ta.get(), b.get(), tb.get(), lap, lap_b, timing.get(), sink.get());
+    launch(ctx, pp->kernel, {1, 32}, a.get(), ta.get(), b.get(), tb.get(), lap, lap, lap_b, 0, 0, timing.get(), sink.get());
     GD_CUDA_CHECK_LAUNCH();
     last = timing.to_host()[0];
     return cycles_per_step(last, lap);
@@ -666,6 +680,68 @@ void run_evict(ProbeContext& ctx) {
   ctx.extra()["verdict"] = after.median > 1.5 * alone.median
                                ? "shared: the second path's lines evicted the first's (one storage)"
                                : "separate: the first path's lines survived the second's";
+}
+
+// ---- sub-partitions: how many L1s one SM has ---------------------------------------------------
+
+// Warps 0-3 of a block run on the SM's four sub-partitions (warp w on sub-partition w mod 4). One
+// warp warms a chain small enough for a quarter of the L1, another times a lap of it: a hit means
+// the two sub-partitions load through one L1. Every pair is tried; the L1s are the groups of
+// sub-partitions that find each other's lines.
+constexpr int kSubpartitions = 4;
+constexpr std::int64_t kSubpartitionBytes = 32 << 10;
+
+void run_subpartitions(ProbeContext& ctx) {
+  std::mt19937_64 rng(0x5b9a);
+  const std::vector<unsigned> chain = random_chain(kSubpartitionBytes, rng);
+  DeviceBuffer<unsigned> a(chain.size()), sink(2);
+  a.from_host(chain);
+  const LinearTexture none(a.get(), chain.size(), false);
+  const auto kernel = evict_kernel<kCa, kCa>;
+  GD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxL1));
+  DeviceBuffer<RegionTiming> timing(1);
+  const int lap = int(kSubpartitionBytes / 128);
+  RegionTiming last{};
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.max_samples = 9;
+  policy.time_cap_s = 0.2;
+  const auto timed_lap = [&](int warm_laps, int warm_warp, int timer_warp) {
+    return ctx.measure([&] {
+      launch(ctx, kernel, {1, unsigned(32 * kSubpartitions)}, a.get(), none.get(), a.get(), none.get(), warm_laps * lap, lap, 0,
+             warm_warp, timer_warp, timing.get(), sink.get());
+      GD_CUDA_CHECK_LAUNCH();
+      last = timing.to_host()[0];
+      return cycles_per_step(last, lap);
+    }, policy).summary;
+  };
+  const Summary own = timed_lap(1, 0, 0), cold = timed_lap(0, 0, 1);
+  ctx.metric("subpartition/own_cycles", own);
+  ctx.metric("subpartition/cold_cycles", cold);
+  ctx.set_observed_sm_clock_mhz(clock_mhz(std::vector<RegionTiming>{last}));
+  if (cold.median < own.median + 60)
+    ctx.skip("no hit/miss contrast: a warp's own second lap took " + std::to_string(int(own.median)) +
+             " cycles per load against " + std::to_string(int(cold.median)) + " with nothing warmed");
+  std::vector<double> cycles(std::size_t(kSubpartitions * kSubpartitions), 0.0), across;
+  nlohmann::json pairs = nlohmann::json::array();
+  for (int w = 0; w < kSubpartitions; ++w)
+    for (int t = 0; t < kSubpartitions; ++t) {
+      if (w == t) continue;
+      const double c = timed_lap(1, w, t).median;
+      cycles[std::size_t(w * kSubpartitions + t)] = c;
+      across.push_back(c);
+      pairs.push_back({{"warm_warp", w}, {"timer_warp", t}, {"cycles", c}});
+    }
+  const CacheSharing sharing = sharing_groups(kSubpartitions, cycles, own.median, cold.median);
+  const int l1s = int(sharing.groups.size());
+  ctx.metric("latency/cycles", summarize(across));
+  ctx.metric("subpartition/l1s_per_sm", double(l1s));
+  ctx.extra()["pairs"] = pairs;
+  ctx.extra()["groups"] = sharing.groups;
+  ctx.extra()["note"] = sharing.note;
+  ctx.extra()["chain_bytes"] = kSubpartitionBytes;
+  ctx.extra()["verdict"] = l1s == 1 ? "one L1 per SM: every sub-partition found the lines another warmed"
+                                    : std::to_string(l1s) + " groups of sub-partitions that do not find each other's lines";
 }
 
 // Every block (one per SM: its dynamic shared memory leaves room for no second) takes a ticket;
@@ -881,6 +957,13 @@ void summarize_capacity(SummaryContext& sc) {
     derive_line(sc, {{"path", path}}, kCapacityStrides, {"L1"});
 }
 
+// The texture knee stays at the same footprint from 32 to 512 B slots (memory.hierarchy.capacity),
+// so the texture line is 512 B or more; slots of 1 and 2 KiB tell which: with a 512-byte line
+// their knees double and quadruple (a one-set-per-stride index would have halved them instead).
+const std::vector<std::int64_t> kTextureLineStrides = {128, 512, 1024, 2048};
+
+void summarize_texture_line(SummaryContext& sc) { derive_line(sc, {}, kTextureLineStrides, {"texture"}); }
+
 void summarize_carveout(SummaryContext& sc) {
   for (std::int64_t carveout : kCarveouts)
     derive_steps(sc, {{"carveout", carveout}}, curve_of(sc, {{"carveout", carveout}}, "bytes"), {"L1"});
@@ -1022,11 +1105,25 @@ ProbeSpec capacity_spec() {
        {{"hierarchy.readonly.size", "capacity/bytes", {{"path", "nc"}, {"stride", 128}, {"level", "L1"}}},
         {"hierarchy.texture.size", "capacity/bytes", {{"path", "tex"}, {"stride", 128}, {"level", "L1"}}},
         {"hierarchy.l1.line", "extra.line_answer", {{"path", "ca"}, {"quantity", "line"}}},
-        {"hierarchy.readonly.line", "extra.line_answer", {{"path", "nc"}, {"quantity", "line"}}},
-        {"hierarchy.texture.line", "extra.line_answer", {{"path", "tex"}, {"quantity", "line"}}}},
+        {"hierarchy.readonly.line", "extra.line_answer", {{"path", "nc"}, {"quantity", "line"}}}},
        run_capacity,
        summarize_capacity,
        40});
+}
+
+ProbeSpec texture_line_spec() {
+  return footprint_spec(
+      {"memory.hierarchy.texture_line",
+       "texture path line size: texture chase latency vs footprint at slots up to 2 KiB, past where the knee stops holding",
+       {std::move(Axis::list("stride", kTextureLineStrides)).quick({512, 1024}),
+        // 6 % steps from inside the texture cache to past a 2 KiB slot's knee (four times 232 KiB).
+        std::move(Axis::log_spaced("bytes", 160 << 10, 1536 << 10, 40)).quick_list(Axis::log_spaced("bytes", 160 << 10, 1024 << 10, 8).values)},
+       {kTex},
+       "stride",
+       {{"hierarchy.texture.line", "extra.line_answer", {{"level", "texture"}, {"quantity", "line"}}}},
+       run_texture_line,
+       summarize_texture_line,
+       15});
 }
 
 ProbeSpec carveout_spec() {
@@ -1162,7 +1259,7 @@ ProbeSpec eviction_set_spec() {
   s.covers = {{"hierarchy.l1.ways", "extra.ways_answer", {{"target", 0}}}};
   s.run = run_eviction_set;
   s.time_cap_s = 30;
-  s.quick_time_cap_s = 5;
+  s.quick_time_cap_s = 2;  // the quick run is 45 s in all: the search stops at 1.4 s
   return s;
 }
 
@@ -1187,6 +1284,23 @@ ProbeSpec evict_spec() {
   return s;
 }
 
+ProbeSpec subpartition_spec() {
+  ProbeSpec s;
+  s.id = "memory.hierarchy.l1_subpartitions";
+  s.description = "how many L1 data caches one SM has: a warp on one sub-partition warms a chain, a warp on another times it";
+  s.sass = {expect_sass("*evict_kernel<" + std::to_string(kCa) + ", " + std::to_string(kCa) + ">*", SassRegion::Clocked,
+                        {{"LDG.E", kUnroll, kUnroll}}, {"LDL", "STL", "LDG.E.CONSTANT"})};
+  s.metrics = {{"latency/cycles", "cycles", "per load of a lap timed by one warp after another warp's lap (median over the 12 pairs)"},
+               {"subpartition/own_cycles", "cycles", "per load of a warp's second lap of its own chain (an L1 hit)"},
+               {"subpartition/cold_cycles", "cycles", "per load of a lap with nothing warmed (from L2)"},
+               {"subpartition/l1s_per_sm", "count", "groups of sub-partitions that find each other's lines: the L1s of one SM"}};
+  s.covers = {{"hierarchy.l1.per_sm", "subpartition/l1s_per_sm", {}}};
+  s.run = run_subpartitions;
+  s.time_cap_s = 4;
+  s.quick_time_cap_s = 1;
+  return s;
+}
+
 ProbeSpec l15_scope_spec() {
   ProbeSpec s;
   s.id = "memory.hierarchy.const_l15_scope";
@@ -1203,12 +1317,14 @@ ProbeSpec l15_scope_spec() {
 }
 
 GD_REGISTER_PROBE(capacity_spec());
+GD_REGISTER_PROBE(texture_line_spec());
 GD_REGISTER_PROBE(carveout_spec());
 GD_REGISTER_PROBE(l2_spec());
 GD_REGISTER_PROBE(const_spec());
 GD_REGISTER_PROBE(fetch_spec());
 GD_REGISTER_PROBE(ways_spec());
 GD_REGISTER_PROBE(eviction_set_spec());
+GD_REGISTER_PROBE(subpartition_spec());
 GD_REGISTER_PROBE(evict_spec());
 GD_REGISTER_PROBE(l15_scope_spec());
 
