@@ -149,13 +149,6 @@ std::string joined(const std::vector<std::string>& v, const char* sep = "; ") {
   return s;
 }
 
-bool has_params(const Record& r, const Params& where) {
-  return std::all_of(where.begin(), where.end(), [&](const auto& kv) {
-    const ParamValue* v = find_param(r.params, kv.first);
-    return v && to_string(*v) == to_string(kv.second);
-  });
-}
-
 // A derived best record repeats a point's value; the point itself names the shape, so it wins a tie.
 bool better(HeadlinePick pick, double v, const Record& r, double best, const Record& best_r) {
   if (pick == HeadlinePick::Highest && v != best) return v > best;
@@ -205,6 +198,13 @@ void set_peak_shares(Headline& h) {
 
 }  // namespace
 
+bool record_has_params(const Record& r, const Params& where) {
+  return std::all_of(where.begin(), where.end(), [&](const auto& kv) {
+    const ParamValue* v = find_param(r.params, kv.first);
+    return v && to_string(*v) == to_string(kv.second);
+  });
+}
+
 const std::vector<HeadlineRule>& headline_rules() {
   static const std::vector<HeadlineRule> rules = make_rules();
   return rules;
@@ -224,7 +224,7 @@ std::optional<Headline> resolve_headline(const RunDocument& doc, const HeadlineR
     if (winner) break;
     for (const HeadlineSource& s : rule.sources)
     for (const Record& r : doc.records) {
-      if (r.status != Status::Ok || !glob_match(s.probe, r.id) || !has_params(r, s.where)) continue;
+      if (r.status != Status::Ok || !glob_match(s.probe, r.id) || !record_has_params(r, s.where)) continue;
       if (!competes(r, contended_too)) continue;
       const Metric* m = r.metric(s.metric);
       if (!m || !std::isfinite(m->value())) continue;

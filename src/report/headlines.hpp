@@ -62,6 +62,9 @@ struct Headline {
 };
 
 // The suite's headline table, in the order the report shows it.
+// Whether the record's params include every key and value of `where` (values compared as text).
+bool record_has_params(const Record& r, const Params& where);
+
 const std::vector<HeadlineRule>& headline_rules();
 
 // The headline of one rule, nullopt when no ok record of any source carries the metric.

@@ -15,13 +15,6 @@ std::string chip_label(const RunDocument& doc) {
   return is_reference(doc) ? name + " (reference)" : name;
 }
 
-static bool has_params(const Record& r, const Params& where) {
-  return std::all_of(where.begin(), where.end(), [&](const auto& kv) {
-    const ParamValue* v = find_param(r.params, kv.first);
-    return v && to_string(*v) == to_string(kv.second);
-  });
-}
-
 static const std::string kExtraPrefix = "extra.";
 
 std::string ItemValue::display(int digits) const {
@@ -80,7 +73,7 @@ std::optional<ItemValue> metric_value(const RunDocument& doc, const std::string&
                                       const Params& where) {
   const bool from_extra = metric.rfind(kExtraPrefix, 0) == 0;
   for (const Record& r : doc.records) {
-    if (r.status != Status::Ok || r.id != probe || !has_params(r, where)) continue;
+    if (r.status != Status::Ok || r.id != probe || !record_has_params(r, where)) continue;
     if (metric == kSassMetric || metric == kRanMetric) {
       const std::string ops = checked_opcodes(r.sass);
       if (ops.empty()) continue;
