@@ -24,8 +24,12 @@ std::string cycles(const ItemValue& v) { return fmt_num(v.value) + " cycles"; }
 std::string sms(const ItemValue& v) { return fmt_num(v.value) + " SMs"; }
 // A text answer; an undetermined one says so in a word (its reason is in the record and the docs).
 std::string text(const ItemValue& v) { return v.text.rfind("undetermined", 0) == 0 ? "undetermined" : v.text; }
-// The replacement hint's verdict without its reason.
-std::string policy(const ItemValue& v) { return v.text.substr(0, v.text.find(':')); }
+// A replacement verdict without its reason.
+std::string policy(const ItemValue& v) {
+  std::string s = v.text.substr(0, v.text.find_first_of(":("));
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
 
 std::optional<CacheFact> fact_of(const ItemValue& v, Show show) {
   CacheFact f{show(v), std::nullopt, v.unit, v.record ? record_label(*v.record) : ""};
@@ -66,6 +70,13 @@ std::optional<CacheFact> shared_with(const RunDocument& doc, const std::string& 
   return CacheFact{out, std::nullopt, "", records};
 }
 
+// The L1's ways: from the eviction-set search (its first target), which works under the hashed
+// set index; the distance sweep's answer where a run has no search.
+std::optional<CacheFact> l1_ways(const RunDocument& doc) {
+  if (auto f = fact(doc, "l1_eviction_set", "extra.ways_answer", {}, text)) return f;
+  return fact(doc, "ways", "extra.ways_answer", {{"path", std::string("ca")}}, text);
+}
+
 Params p(std::initializer_list<std::pair<const char*, ParamValue>> kv) {
   Params out;
   for (const auto& [k, v] : kv) out.push_back({k, v});
@@ -84,8 +95,7 @@ std::vector<CacheLevelFacts> hierarchy_facts(const RunDocument& doc) {
   out.push_back({"l1", "L1 data (ld.global)", fact(doc, "l1_carveout", "capacity/bytes", l1, bytes),
                  fact(doc, "capacity", "extra.line_answer", p({{"path", ca}, {"quantity", line}}), text),
                  fact(doc, "fetch", "fetch/bytes", p({{"path", ca}}), bytes),
-                 fact(doc, "ways", "extra.ways_answer", p({{"path", ca}}), text),
-                 fact(doc, "l1_carveout", "extra.replacement_hint", l1, policy),
+                 l1_ways(doc), fact(doc, "l1_eviction_set", "extra.replacement_policy", {}, policy),
                  fact(doc, "l1_carveout", "latency/below_cycles", l1, cycles), headline(doc, "l1.read_bandwidth"),
                  shared_with(doc, ca)});
   for (const std::string& path : {nc, tex}) {

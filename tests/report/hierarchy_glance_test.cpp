@@ -20,7 +20,10 @@ RunDocument hierarchy_run() {
                      {metric("capacity/bytes", "bytes", 237568, 237568, 237568, 1),
                       metric("latency/below_cycles", "cycles", 40.2, 40.2, 40.2, 1)});
   l1.derived = true;
-  l1.extra["replacement_hint"] = "not lru: the first footprint past the level still hits on some loads";
+  l1.extra["replacement_hint"] = "gradual: the first footprint past the level still hits on some loads";
+  Record search = record("memory.hierarchy.l1_eviction_set", {{"target", std::int64_t(1365)}}, {});
+  search.extra["ways_answer"] = "9 ways (one-set walk; minimal eviction set 9 lines)";
+  search.extra["replacement_policy"] = "lru or fifo (a walk one line past the ways misses on every load)";
   Record ways = record("memory.hierarchy.ways", {{"path", std::string("const")}},
                        {metric("ways/count", "lines", 4, 4, 4, 1)});
   ways.extra["ways_answer"] = "4 ways, sets 512 B apart";
@@ -28,6 +31,7 @@ RunDocument hierarchy_run() {
   Record share = record("memory.hierarchy.sharing", {{"pair", std::string("ca_tex")}}, {});
   share.extra["verdict"] = "shared: the second path's lines evicted the first's (one storage)";
   doc.records.push_back(l1);
+  doc.records.push_back(search);
   doc.records.push_back(ways);
   doc.records.push_back(share);
   return doc;
@@ -38,8 +42,10 @@ TEST(HierarchyGlance, RowsReadTheHierarchyRecords) {
   ASSERT_NE(md.find("## The memory hierarchy at a glance"), std::string::npos);
   const std::string l1 = line_with(md, "L1 data");
   EXPECT_NE(l1.find("232 KiB"), std::string::npos) << l1;
-  EXPECT_NE(l1.find("not lru"), std::string::npos) << l1;
-  EXPECT_EQ(l1.find("still hits"), std::string::npos) << "the hint's verdict, without its reason: " << l1;
+  EXPECT_NE(l1.find("9 ways (one-set walk"), std::string::npos) << "the eviction-set search's ways: " << l1;
+  EXPECT_NE(l1.find("lru or fifo"), std::string::npos) << l1;
+  EXPECT_EQ(l1.find("a walk one line past"), std::string::npos) << "the verdict, without its reason: " << l1;
+  EXPECT_EQ(l1.find("gradual"), std::string::npos) << "the capacity curve's shape is no replacement policy: " << l1;
   EXPECT_NE(l1.find("40.2 cycles"), std::string::npos) << l1;
   EXPECT_NE(l1.find("texture"), std::string::npos) << "the sharing verdict names the other path: " << l1;
   const std::string cl1 = line_with(md, "Constant L1 (LDC)");
@@ -48,6 +54,7 @@ TEST(HierarchyGlance, RowsReadTheHierarchyRecords) {
   Record l1_ways = record("memory.hierarchy.ways", {{"path", std::string("ca")}}, {});
   l1_ways.extra["ways_answer"] = "undetermined: no distance made lines conflict";
   RunDocument with_undetermined = hierarchy_run();
+  std::erase_if(with_undetermined.records, [](const Record& r) { return r.id == "memory.hierarchy.l1_eviction_set"; });
   with_undetermined.records.push_back(l1_ways);
   const std::string l1_row = line_with(hierarchy_glance_markdown(with_undetermined), "L1 data");
   EXPECT_NE(l1_row.find("undetermined"), std::string::npos) << l1_row;
