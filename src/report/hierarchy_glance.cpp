@@ -77,6 +77,18 @@ std::optional<CacheFact> l1_ways(const RunDocument& doc) {
   return fact(doc, "ways", "extra.ways_answer", {{"path", std::string("ca")}}, text);
 }
 
+Params p(std::initializer_list<std::pair<const char*, ParamValue>> kv);
+
+// A path's line: the texture's from its own slot sweep (memory.hierarchy.texture_line, slots to
+// 2 KiB: its knee holds through the capacity sweep's 512 B), else the capacity sweep's answer.
+std::optional<CacheFact> path_line(const RunDocument& doc, const std::string& path) {
+  const std::string line = "line";
+  if (path == "tex")
+    if (auto f = fact(doc, "texture_line", "extra.line_answer", p({{"level", std::string("texture")}, {"quantity", line}}), text))
+      return f;
+  return fact(doc, "capacity", "extra.line_answer", p({{"path", path}, {"quantity", line}}), text);
+}
+
 Params p(std::initializer_list<std::pair<const char*, ParamValue>> kv) {
   Params out;
   for (const auto& [k, v] : kv) out.push_back({k, v});
@@ -102,8 +114,7 @@ std::vector<CacheLevelFacts> hierarchy_facts(const RunDocument& doc) {
     const Params at = p({{"path", path}, {"stride", std::int64_t(128)}, {"level", std::string("L1")}});
     out.push_back({path == nc ? "readonly" : "texture", path == nc ? "Read-only (ld.global.nc)" : "Texture (tex1Dfetch)",
                    fact(doc, "capacity", "capacity/bytes", at, bytes),
-                   fact(doc, "capacity", "extra.line_answer", p({{"path", path}, {"quantity", line}}), text),
-                   fact(doc, "fetch", "fetch/bytes", p({{"path", path}}), bytes), std::nullopt, std::nullopt,
+                   path_line(doc, path), fact(doc, "fetch", "fetch/bytes", p({{"path", path}}), bytes), std::nullopt, std::nullopt,
                    fact(doc, "capacity", "latency/below_cycles", at, cycles), std::nullopt, shared_with(doc, path)});
   }
   // The whole L2: where every SM's read bandwidth drops (memory.bandwidth.l2_sweep's analysis).

@@ -30,8 +30,12 @@ RunDocument hierarchy_run() {
   ways.extra["replacement_policy"] = "fifo";
   Record share = record("memory.hierarchy.sharing", {{"pair", std::string("ca_tex")}}, {});
   share.extra["verdict"] = "shared: the second path's lines evicted the first's (one storage)";
+  Record tex_line = record("memory.hierarchy.texture_line", {{"level", std::string("texture")}, {"quantity", std::string("line")}}, {});
+  tex_line.derived = true;
+  tex_line.extra["line_answer"] = "512 B";
   doc.records.push_back(l1);
   doc.records.push_back(search);
+  doc.records.push_back(tex_line);
   doc.records.push_back(ways);
   doc.records.push_back(share);
   return doc;
@@ -63,6 +67,7 @@ TEST(HierarchyGlance, RowsReadTheHierarchyRecords) {
   const std::string ro = line_with(md, "Read-only");
   EXPECT_EQ(ro.find("KiB"), std::string::npos) << ro;
   EXPECT_NE(line_with(md, "Texture").find("L1"), std::string::npos) << "sharing is symmetric";
+  EXPECT_NE(line_with(md, "Texture").find("512 B"), std::string::npos) << "the texture line from its own slot sweep";
   EXPECT_EQ(md.find("the whole chip"), std::string::npos) << "no all-SM bandwidth drop in this run: no whole-L2 row";
 }
 
