@@ -21,13 +21,23 @@ inline const std::vector<std::string>& target_archs() {
   return archs;
 }
 
+// A folder of this test process's compiled kernels, removed when the process exits (ctest runs
+// every test in a process of its own: left behind, they were hundreds of folders a run).
+struct ScratchDir {
+  std::string path;
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
 inline std::string scratch_dir() {
-  static const std::string dir = [] {
+  static const ScratchDir dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("gpudissect-sass-test-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
-    return d.string();
+    return ScratchDir{d.string()};
   }();
-  return dir;
+  return dir.path;
 }
 
 inline std::string gencode(const std::string& arch) {

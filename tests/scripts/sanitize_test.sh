@@ -6,6 +6,8 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# sanitize.sh's default output folder is under TMPDIR: inside ours, so a run without --out leaves nothing.
+export TMPDIR=$tmp
 mkdir -p "$tmp/bin"
 # The stand-in sanitizer runs the command after its options; "errors" in the category name makes
 # it report one error; each run sleeps 1 s and, with FAKE_TIMES set, logs when it started and ended.
