@@ -106,6 +106,8 @@ def render(doc: dict) -> str:
                 quick = "" if a.get("quick_values") == a.get("values") else \
                     f" (quick: {values_text(a.get('quick_values', []))})"
                 out.append(f"- axis {code(a['name'])}: {values_text(a.get('values', []))}{quick}")
+            if p.get("quick_leaves_out"):
+                out.append(f"- quick run: left out ({plain(p['quick_leaves_out'])})")
             metrics = p.get("metrics", [])
             key = json.dumps(metrics, sort_keys=True)
             if len(metrics) > 1 and key in shown_metrics:  # a catalog's rows share their metrics

@@ -104,6 +104,7 @@ void print_probe_list(const std::vector<const ProbeSpec*>& probes, bool verbose)
       for (const auto& v : a.values) std::cout << " " << to_string(v);
       std::cout << "\n";
     }
+    if (!p->quick_leaves_out.empty()) std::cout << "    quick: left out (" << p->quick_leaves_out << ")\n";
     for (const auto& m : p->metrics) std::cout << "    metric " << m.name << " [" << m.unit << "] " << m.description << "\n";
     for (const auto& e : p->sass) {
       static const std::map<SassRegion, const char*> kRegionText = {
@@ -133,6 +134,7 @@ nlohmann::json probe_json(const ProbeSpec& p) {
     for (const auto& v : a.quick_values.empty() ? a.values : a.quick_values) quick.push_back(value(v));
     axes.push_back({{"name", a.name}, {"values", values}, {"quick_values", quick}});
   }
+  const nlohmann::json quick_leaves_out = p.quick_leaves_out.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.quick_leaves_out);
   nlohmann::json metrics = nlohmann::json::array();
   for (const auto& m : p.metrics) metrics.push_back({{"name", m.name}, {"unit", m.unit}, {"description", m.description}});
   nlohmann::json sass = nlohmann::json::array();
@@ -155,6 +157,7 @@ nlohmann::json probe_json(const ProbeSpec& p) {
           {"requires", {{"min_cc", p.needs.min_cc}, {"max_cc", p.needs.max_cc}, {"features", features},
                         {"min_gpus", p.needs.min_gpus}}},
           {"axes", axes},
+          {"quick_leaves_out", quick_leaves_out},
           {"metrics", metrics},
           {"sass", sass},
           {"views", views_json(p)},
@@ -202,6 +205,10 @@ struct RunArgs {
   bool ncu_child = false;  // this process is that profiling pass (hidden flag)
   bool allow_busy = false; // measure even when another process uses the GPU (points flagged contended)
 };
+
+// A quick run that measures leaves out the probes that say so (ProbeSpec::quick_leaves_out); the
+// check modes run every probe, since running every kernel is what they are for.
+bool leave_out_quick(const RunArgs& a) { return a.quick && !a.sampling.once(); }
 
 // The arguments that make a child `run` select and sweep exactly what this one does.
 std::vector<std::string> selection_args(const RunArgs& a) {
@@ -361,8 +368,8 @@ int do_run_devices(const RunArgs& args) {
 
 // The sweep points a run will measure (a skipped probe counts one record).
 std::size_t count_points(const std::vector<const ProbeSpec*>& probes, const std::vector<AxisOverride>& overrides,
-                         const DeviceInfo& device, bool quick) {
-  auto planned = plan(probes, device);
+                         const DeviceInfo& device, bool quick, bool leave_out) {
+  auto planned = plan(probes, device, leave_out);
   apply_axis_overrides(planned, overrides);
   std::size_t n = 0;
   for (const auto& pp : planned) n += pp.skip_reason ? 1 : expand(pp.axes, quick).size();
@@ -402,7 +409,7 @@ int do_run(const RunArgs& args) {
   DeviceInfo device = query_device(args.device);
   if (!lock && measures) lock.emplace(device.uuid, "GPU " + std::to_string(device.index) + " (" + device.uuid + ")");
   const std::string gpu = "GPU " + std::to_string(device.index) + " (" + device.name + ", " + device.uuid + ")";
-  const std::size_t point_count = count_points(probes, axis_overrides, device, args.quick);
+  const std::size_t point_count = count_points(probes, axis_overrides, device, args.quick, leave_out_quick(args));
   check_free_space(args.out, expected_output_bytes(point_count), "a run of " + std::to_string(point_count) + " points");
   TenancyMonitor tenancy(nvml_tenancy_source(device.pci_bus_id), this_process_view());
   TenancyVerdict at_start;
@@ -458,7 +465,7 @@ int do_run(const RunArgs& args) {
       return v.busy ? std::optional<std::string>(v.text()) : std::nullopt;
     };
   }
-  auto planned = plan(probes, device);
+  auto planned = plan(probes, device, leave_out_quick(args));
   apply_axis_overrides(planned, axis_overrides);
   const sass::RunVerifier verifier = sass::make_run_verifier(probes, device);
   opts.verifier_ready = verifier.ready;

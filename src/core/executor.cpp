@@ -424,9 +424,18 @@ std::optional<std::string> unmet_requirement(const Requirements& req, const Devi
   return std::nullopt;
 }
 
-std::vector<PlannedProbe> plan(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device) {
+std::string quick_leave_out_reason(const ProbeSpec& spec) {
+  return "left out of a quick run (a run without --quick measures it): " + spec.quick_leaves_out;
+}
+
+std::vector<PlannedProbe> plan(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device,
+                               bool leave_out_quick) {
   std::vector<PlannedProbe> out;
-  for (const ProbeSpec* p : probes) out.push_back({p, unmet_requirement(p->needs, device), p->axes});
+  for (const ProbeSpec* p : probes) {
+    std::optional<std::string> skip = unmet_requirement(p->needs, device);
+    if (!skip && leave_out_quick && !p->quick_leaves_out.empty()) skip = quick_leave_out_reason(*p);
+    out.push_back({p, std::move(skip), p->axes});
+  }
   return out;
 }
 

@@ -28,7 +28,11 @@ struct PlannedProbe {
 std::vector<const ProbeSpec*> select_probes(const Registry& reg, const Selection& sel);
 // Why `device` cannot run a probe with these requirements, or nullopt.
 std::optional<std::string> unmet_requirement(const Requirements& req, const DeviceInfo& device);
-std::vector<PlannedProbe> plan(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device);
+// `leave_out_quick`: a quick run that measures, where probes with a quick_leaves_out skip with it.
+std::vector<PlannedProbe> plan(const std::vector<const ProbeSpec*>& probes, const DeviceInfo& device,
+                               bool leave_out_quick = false);
+// The reason a quick run's skipped record gives for a probe the quick run leaves out.
+std::string quick_leave_out_reason(const ProbeSpec& spec);
 // Restricts the planned probes' axes. Throws UserError when an override's probe matches none of
 // the selected probes, or names an axis the probe lacks, or values it did not declare.
 void apply_axis_overrides(std::vector<PlannedProbe>& planned, const std::vector<AxisOverride>& overrides);

@@ -144,6 +144,10 @@ struct ProbeSpec {
   bool risky = false;
   double time_cap_s = 30;        // for the whole probe, all points together
   double quick_time_cap_s = 4;
+  // Non-empty: a quick run leaves this probe out and says why (a family of many rows keeps a few
+  // that stand for it). The check modes (--single-sample, --functional) run it all the same:
+  // they measure nothing and exist to run every kernel.
+  std::string quick_leaves_out;
   std::vector<ReportView> views;   // the report's figures of its records (none: inferred)
   std::vector<SeedCover> covers;   // the seed items its metrics measure (gpudissect coverage)
 

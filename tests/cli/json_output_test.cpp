@@ -1,9 +1,11 @@
 // End to end: what the --json outputs of list, verify, compare and validate say, beside their
 // Markdown and plain forms. Their schemas (schemas/*.json, docs/json-output.md) are checked with the
 // jsonschema package in python/tests/test_schemas.py, with the run file's own schema.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -50,6 +52,30 @@ TEST(ListJson, ListsEveryProbe) {
   EXPECT_EQ((*ffma)["category"], "latency");
   EXPECT_EQ((*ffma)["sass"][0]["require"][0]["opcode"], "FFMA");
   EXPECT_EQ(gpudissect_json("list --json --filter memory.latency.chase").doc["probes"].size(), 1u);
+}
+
+// The quick run's subsets as declared: the rows that stand for their family run, the rest say why not.
+TEST(ListJson, NamesWhatAQuickRunLeavesOut) {
+  const auto r = gpudissect_json("list --json --filter pipes.interference --filter sass.patch.stall --filter isa.tables");
+  ASSERT_EQ(r.status, 0) << r.text;
+  std::vector<std::string> kept;
+  std::size_t left_out = 0;
+  for (const auto& p : r.doc["probes"]) {
+    if (p["quick_leaves_out"].is_null()) {
+      kept.push_back(p["id"].get<std::string>());
+      continue;
+    }
+    ++left_out;
+    EXPECT_FALSE(p["quick_leaves_out"].get<std::string>().empty());
+  }
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(kept, (std::vector<std::string>{
+                      "pipes.interference.cvt_f64_f32_f64", "pipes.interference.dfma", "pipes.interference.dmma",
+                      "pipes.interference.ffma", "pipes.interference.imad", "pipes.interference.imma",
+                      "pipes.interference.ldg", "pipes.interference.lop3", "pipes.interference.mma_f16_f16",
+                      "pipes.interference.mufu_ex2", "pipes.interference.shfl_idx", "pipes.interference.sreg_smid_s2ur",
+                      "sass.patch.stall.ffma", "sass.patch.stall.lds", "sass.patch.stall.mufu_rcp"}));
+  EXPECT_EQ(left_out, 80u);  // 70 interference rows, 9 stall rows, isa.tables
 }
 
 TEST(VerifyJson, ItsSummaryCountsItsResults) {

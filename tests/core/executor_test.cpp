@@ -183,6 +183,39 @@ TEST(Execute, AFailingPointIsRecordedAndTheRunGoesOn) {
   EXPECT_TRUE(sink.records[1].metrics.empty());
 }
 
+// A probe with quick_leaves_out is one skipped record in a quick run that measures, with its
+// reason; a full run and a quick check-mode run (plan without leave_out_quick) measure it.
+TEST(Execute, AQuickRunLeavesOutWhatSaysSoAndOnlyThat) {
+  Registry reg;
+  ProbeSpec row = cpu_probe("t.row");
+  row.quick_leaves_out = "the family's other rows stand for it";
+  reg.add(row);
+  reg.add(cpu_probe("t.kept"));
+  DeviceInfo d = fake_device(90, "sm_90a");
+  ExecuteOptions o;
+  o.progress = false;
+  o.quick = true;
+  CollectingSink quick;
+  const auto s = execute(plan(select_probes(reg, {}), d, true), d, {&quick}, {}, o);
+  EXPECT_EQ(s.skipped, 1);
+  EXPECT_EQ(s.ok, 3);
+  ASSERT_EQ(quick.records.size(), 4u);
+  EXPECT_EQ(quick.records[0].id, "t.row");
+  EXPECT_EQ(quick.records[0].status, Status::Skipped);
+  EXPECT_EQ(quick.records[0].reason,
+            "left out of a quick run (a run without --quick measures it): the family's other rows stand for it");
+  EXPECT_EQ(quick.records[1].id, "t.kept");
+  EXPECT_EQ(quick.records[1].status, Status::Ok);
+
+  CollectingSink all;
+  EXPECT_EQ(execute(plan(select_probes(reg, {}), d, false), d, {&all}, {}, o).ok, 6);
+  // An unmet requirement wins over the quick leave-out: the reason says what the chip lacks.
+  ProbeSpec gated = cpu_probe("t.gated");
+  gated.quick_leaves_out = "x";
+  gated.needs.min_gpus = 2;
+  EXPECT_NE(plan({&gated}, d, true).front().skip_reason->find("needs 2 GPUs"), std::string::npos);
+}
+
 TEST(Execute, SkipsWithReasonAndUndeclaredMetricsFail) {
   Registry reg;
   ProbeSpec gated = cpu_probe("t.gated");

@@ -100,6 +100,8 @@ ProbeSpec isa_tables_spec() {
   s.run = run_isa_tables;
   s.time_cap_s = 60;
   s.quick_time_cap_s = 60;
+  s.quick_leaves_out = "it describes this binary's code, not the GPU, and is CPU work over about a million "
+                       "instructions (1.7-2.7 s of the quick runs of 2026-12-04); `gpudissect isa` prints the same tables";
   s.covers = {{"isa.instruction.width", "isa/instruction_bits", {}},
               {"isa.opcodes", "isa/opcodes", {}},
               {"isa.instruction_forms", "isa/forms", {}},

@@ -142,7 +142,7 @@ void summarize_throughput(SummaryContext& sc) {
 }
 
 std::vector<Axis> op_axes() {
-  return {Axis::list("op", op_names()), std::move(Axis::list("n", all_ns())).quick({8, 64, 256}),
+  return {Axis::list("op", op_names()), std::move(Axis::list("n", all_ns())).quick({8, 256}),
           std::move(Axis::list("operands", std::vector<std::string>{"ss", "rs"})).quick_list({std::string("ss")})};
 }
 
