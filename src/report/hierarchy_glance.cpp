@@ -117,11 +117,17 @@ std::vector<CacheLevelFacts> hierarchy_facts(const RunDocument& doc) {
                    path_line(doc, path), fact(doc, "fetch", "fetch/bytes", p({{"path", path}}), bytes), std::nullopt, std::nullopt,
                    fact(doc, "capacity", "latency/below_cycles", at, cycles), std::nullopt, shared_with(doc, path)});
   }
-  // The whole L2: where every SM's read bandwidth drops (memory.bandwidth.l2_sweep's analysis).
-  const auto l2_size = metric_value(doc, "memory.bandwidth.l2_sweep", "capacity/bytes",
-                                    p({{"level", std::string("L2")}, {"quantity", std::string("capacity")}}));
-  if (l2_size)
-    out.push_back({"l2", "L2, the whole chip (all SMs streaming)", fact_of(*l2_size, bytes_range), std::nullopt, std::nullopt,
+  // The whole L2: where the latency steps with every SM chasing its own lines at once
+  // (memory.hierarchy.l2_all_sms); a run without it, where every SM's read bandwidth drops
+  // (memory.bandwidth.l2_sweep's analysis).
+  const Params whole = p({{"level", std::string("L2")}, {"quantity", std::string("capacity")}});
+  const Params whole_step = p({{"level", std::string("L2")}});
+  if (const auto chased = metric_value(doc, "memory.hierarchy.l2_all_sms", "capacity/bytes", whole))
+    out.push_back({"l2", "L2, the whole chip (every SM chasing its own lines)", fact_of(*chased, bytes_range), std::nullopt,
+                   std::nullopt, std::nullopt, std::nullopt, fact(doc, "l2_all_sms", "latency/below_cycles", whole_step, cycles),
+                   headline(doc, "l2.read_bandwidth"), CacheFact{"all SMs", std::nullopt, "", ""}});
+  else if (const auto streamed = metric_value(doc, "memory.bandwidth.l2_sweep", "capacity/bytes", whole))
+    out.push_back({"l2", "L2, the whole chip (all SMs streaming)", fact_of(*streamed, bytes_range), std::nullopt, std::nullopt,
                    std::nullopt, std::nullopt, std::nullopt, headline(doc, "l2.read_bandwidth"), CacheFact{"all SMs", std::nullopt, "", ""}});
   const Params segment = p({{"stride", std::int64_t(128)}, {"level", std::string("L2.segment")}});
   auto l2_fetch = fact(doc, "fetch", "fetch/bytes", p({{"path", std::string("cg")}}), bytes);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -128,6 +129,41 @@ TEST_F(DerivedRelations, SparseSpeedupForwardingAndPrefetchCost) {
   EXPECT_DOUBLE_EQ(value_at(d, {{"mma", "speedup"}}, "speedup/x"), 1.96);
   EXPECT_DOUBLE_EQ(value_at(d, {{"feed", "difference"}}, "latency/extra_cycles"), 2.5);
   EXPECT_DOUBLE_EQ(value_at(d, {{"loop", "difference"}}, "latency/extra_cycles"), 7);
+}
+
+// The whole L2 from every SM's chase: the last footprint before the latency step and the first past
+// it, with the item's text answer; a curve with no step says so instead of inventing a size.
+TEST_F(DerivedRelations, WholeL2IsTheAllSmChaseStepAndAFlatCurveHasNone) {
+  const auto chase = [&](const std::vector<std::pair<double, double>>& curve) {
+    std::vector<nlohmann::json> pts;
+    for (const auto& [mib, cycles] : curve)
+      pts.push_back(point(like(), "memory.hierarchy.l2_all_sms", {{"bytes", std::int64_t(mib * 1048576)}},
+                          {{"latency/cycles", cycles}}));
+    return derive(pts);
+  };
+  std::vector<std::pair<double, double>> step, flat;
+  for (double mib = 16; mib < 200; mib *= 1.1) {
+    step.push_back({mib, mib < 48 ? 288.5 + 0.1 * std::fmod(mib, 3) : 673.8 - 0.1 * std::fmod(mib, 2)});
+    flat.push_back({mib, 288.5 + 0.1 * std::fmod(mib, 3)});
+  }
+  const auto d = chase(step);
+  const nlohmann::json whole = {{"level", "L2"}, {"quantity", "capacity"}};
+  const double below = value_at(d, whole, "capacity/bytes"), above = value_at(d, whole, "capacity/upper_bytes");
+  EXPECT_LT(below, 48.0 * 1048576);
+  EXPECT_GT(below, 48.0 / 1.1 * 1048576);
+  EXPECT_GT(above, 48.0 * 1048576);
+  EXPECT_LT(above, 48.0 * 1.1 * 1048576);
+  EXPECT_GT(value_at(d, whole, "capacity/confidence"), 0.99);
+  std::string answer;
+  for (const auto& r : d)
+    if (r["params"] == whole) answer = r["extra"].value("capacity_answer", "");
+  EXPECT_NE(answer.find(" MiB to "), std::string::npos) << answer;  // "4x.x MiB to 4x.x MiB (confidence .../1000)"
+  EXPECT_NE(answer.find("(confidence "), std::string::npos) << answer;
+  for (const auto& r : chase(flat))
+    if (r["params"] == whole) {
+      EXPECT_TRUE(r["metrics"].empty()) << r.dump();
+      EXPECT_EQ(r["extra"].value("capacity_answer", "").rfind("undetermined", 0), 0u) << r.dump();
+    }
 }
 
 }  // namespace

@@ -88,6 +88,32 @@ TEST(HierarchyGlance, TheWholeL2IsTheAllSmBandwidthDrop) {
   EXPECT_TRUE(found);
 }
 
+// The all-SM chase's step, where a run has it, is the whole L2's row (with its latency), over the
+// bandwidth drop.
+TEST(HierarchyGlance, TheWholeL2IsTheAllSmChaseStepWhereThereIsOne) {
+  RunDocument doc = hierarchy_run();
+  Record drop = record("memory.bandwidth.l2_sweep", {{"level", std::string("L2")}, {"quantity", std::string("capacity")}},
+                       {metric("capacity/bytes", "bytes", 59768832, 59768832, 59768832, 1)});
+  drop.derived = true;
+  Record chased = record("memory.hierarchy.l2_all_sms", {{"level", std::string("L2")}, {"quantity", std::string("capacity")}},
+                         {metric("capacity/bytes", "bytes", 49005978, 49005978, 49005978, 1),
+                          metric("capacity/upper_bytes", "bytes", 56719228, 56719228, 56719228, 1)});
+  chased.derived = true;
+  Record step = record("memory.hierarchy.l2_all_sms", {{"level", std::string("L2")}},
+                       {metric("latency/below_cycles", "cycles", 288.5, 288.5, 288.5, 1)});
+  step.derived = true;
+  doc.records.push_back(drop);
+  doc.records.push_back(chased);
+  doc.records.push_back(step);
+  const std::string row = line_with(hierarchy_glance_markdown(doc), "L2, the whole chip");
+  EXPECT_NE(row.find("every SM chasing"), std::string::npos) << row;
+  EXPECT_NE(row.find("288.5 cycles"), std::string::npos) << row;
+  bool found = false;
+  for (const CacheLevelFacts& l : hierarchy_facts(doc))
+    if (l.key == "l2") found = l.capacity && l.capacity->value == 49005978;
+  EXPECT_TRUE(found);
+}
+
 TEST(HierarchyGlance, ARunWithoutHierarchyRecordsHasNoSection) {
   EXPECT_EQ(hierarchy_glance_markdown(test_support::sample_run()), "");
 }

@@ -300,7 +300,8 @@ ProbeSpec l2_sweep_spec() {
                     {"capacity/confidence", "", "analysis: 1 - the permutation test's p-value"},
                     {"bandwidth/below_tbps", "TB/s", "analysis: the median bandwidth before the drop"},
                     {"bandwidth/above_tbps", "TB/s", "analysis: the median bandwidth after it"}});
-  s.covers = {{"hierarchy.l2.size", "extra.capacity_answer", {{"level", std::string("L2")}, {"quantity", std::string("capacity")}}}};
+  // hierarchy.l2.size is memory.hierarchy.l2_all_sms's (a latency step with every SM chasing its own
+  // lines); this bandwidth drop is the second method beside it.
   s.run = run_l2_sweep;
   s.summarize = summarize_l2_sweep;
   s.time_cap_s = 10;

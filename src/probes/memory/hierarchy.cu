@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -56,12 +57,11 @@ __device__ __forceinline__ unsigned next_index(const unsigned* buf, cudaTextureO
 
 // The block first loads every `slot_words`-th word of the first `warm_words` (0: none) through
 // the path, in parallel and in no particular order; thread 0 then follows the chain untimed for
-// `warm_steps` and timed for `steps`.
+// `warm_steps` and timed for `steps`, and writes the timed region to `timing`.
 template <int P>
-__global__ void __launch_bounds__(kWarmThreads) hier_chase_kernel(const unsigned* buf, cudaTextureObject_t tex,
-                                                                  unsigned warm_words, unsigned slot_words,
-                                                                  unsigned start, int warm_steps, int steps,
-                                                                  RegionTiming* timing, unsigned* sink) {
+__device__ __forceinline__ void warm_then_chase(const unsigned* buf, cudaTextureObject_t tex, unsigned warm_words,
+                                                unsigned slot_words, unsigned start, int warm_steps, int steps,
+                                                RegionTiming* timing, unsigned* sink) {
   unsigned touched = 0;
   for (unsigned w = threadIdx.x * slot_words; w < warm_words; w += blockDim.x * slot_words)
     touched ^= next_index<P>(buf, tex, w);
@@ -80,8 +80,30 @@ __global__ void __launch_bounds__(kWarmThreads) hier_chase_kernel(const unsigned
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) i = next_index<P>(buf, tex, i);
   }
-  timing[0] = clock.end();
+  *timing = clock.end();
   sink[0] = i;
+}
+
+template <int P>
+__global__ void __launch_bounds__(kWarmThreads) hier_chase_kernel(const unsigned* buf, cudaTextureObject_t tex,
+                                                                  unsigned warm_words, unsigned slot_words,
+                                                                  unsigned start, int warm_steps, int steps,
+                                                                  RegionTiming* timing, unsigned* sink) {
+  warm_then_chase<P>(buf, tex, warm_words, slot_words, start, warm_steps, steps, timing, sink);
+}
+
+// The .cg chase with one block per SM, each on its own slice of `slice_words` (its chain's indices
+// relative to the slice), each writing timing[its block].
+__global__ void __launch_bounds__(kWarmThreads) all_sms_chase_kernel(const unsigned* buf, unsigned slice_words,
+                                                                     unsigned slot_words, int warm_steps, int steps,
+                                                                     RegionTiming* timing, unsigned* sink) {
+  // The slice's base through an opaque move: without it ptxas re-adds the block's offset at every
+  // step of the timed chase (four instructions a load instead of one), and the chase would time
+  // more than its loads.
+  std::uintptr_t base = reinterpret_cast<std::uintptr_t>(buf + std::size_t(blockIdx.x) * slice_words);
+  asm volatile("mov.b64 %0, %0;" : "+l"(base));
+  warm_then_chase<kCg>(reinterpret_cast<const unsigned*>(base), cudaTextureObject_t{}, slice_words, slot_words, 0,
+                       warm_steps, steps, timing + blockIdx.x, sink);
 }
 
 // Brings `words` into L2 (.cg: no L1 allocation), or with `scrub` evicts what L2 held by reading
@@ -208,15 +230,85 @@ double cycles_per_step(const RegionTiming& t, int steps) {
 }
 
 // Repeats one measurement (cycles per step) and records its median and the SM clock seen.
-void emit_per_step(ProbeContext& ctx, Chase& chase, const std::function<double()>& sample) {
+// A chase's repeats: its time per step is known to 2 % in a few launches.
+RepeatPolicy chase_policy() {
   RepeatPolicy policy;
   policy.min_samples = 3;
   policy.max_samples = 9;
   policy.target_rel_ci = 0.02;
   policy.time_cap_s = 0.5;
-  const RepeatResult r = ctx.measure(sample, policy);
+  return policy;
+}
+
+void emit_per_step(ProbeContext& ctx, Chase& chase, const std::function<double()>& sample) {
+  const RepeatResult r = ctx.measure(sample, chase_policy());
   ctx.metric("latency/cycles", r.summary);
   ctx.set_observed_sm_clock_mhz(clock_mhz(std::vector<RegionTiming>{chase.last()}));
+}
+
+// ---- the whole L2: every SM chasing its own slice at once ----------------------------------------
+// One SM alone sees one L2 segment (l2_capacity's first step). Here every SM chases a private
+// random cycle over its slice of the footprint at the same time, so the SMs of both partitions
+// hold their lines together: the footprint where the latency steps is what the whole L2 holds of
+// the SMs' private working sets ("the whole chip as every SM sees it").
+constexpr int kAllSmSlotBytes = 128;
+constexpr int kAllSmMaxTimedSteps = 16384;
+
+// next_slot[s] is slot s's successor (its index within the slice); it becomes the word index the
+// chase loads, written at the start of each 128-byte slot.
+__global__ void all_sms_link_kernel(unsigned* buf, const unsigned* next_slot, unsigned slots) {
+  for (unsigned s = blockIdx.x * blockDim.x + threadIdx.x; s < slots; s += gridDim.x * blockDim.x)
+    buf[std::size_t(s) * (kAllSmSlotBytes / 4)] = next_slot[s] * (kAllSmSlotBytes / 4);
+}
+
+void run_l2_all_sms(ProbeContext& ctx) {
+  const std::int64_t bytes = ctx.int_param("bytes");
+  const int blocks = ctx.device().sm_count;
+  const std::int64_t slice_slots = bytes / kAllSmSlotBytes / blocks;
+  if (slice_slots < 2) throw UserError("footprint must give every SM at least two 128-byte slots");
+  if (bytes / 4 > std::int64_t(0xffffffffu)) throw UserError("footprint too large for 32-bit word indices");
+  const std::size_t slots = std::size_t(slice_slots) * std::size_t(blocks);
+  std::random_device seed_source;
+  std::mt19937_64 rng((std::uint64_t(seed_source()) << 32) | seed_source());
+  std::vector<unsigned> next(slots);
+  for (int b = 0; b < blocks; ++b) {
+    const std::vector<std::uint32_t> cycle = memory::random_cycle(std::size_t(slice_slots), rng);
+    const std::size_t base = std::size_t(b) * std::size_t(slice_slots);
+    for (std::size_t k = 0; k < cycle.size(); ++k) next[base + k] = cycle[k];
+  }
+  DeviceBuffer<unsigned> buf(slots * (kAllSmSlotBytes / 4)), next_dev(slots), sink(2);
+  next_dev.from_host(next);
+  launch(ctx, all_sms_link_kernel, {unsigned(blocks * 4), 256}, buf.get(), next_dev.get(), unsigned(slots));
+  GD_CUDA_CHECK_LAUNCH();
+  // One block per SM: the dynamic shared memory keeps a second block off an SM. Each block warms
+  // its slice in parallel, then takes one untimed lap.
+  const auto kernel = all_sms_chase_kernel;
+  const std::size_t one_per_sm = std::size_t(ctx.device().shared_per_sm) / 2 + 1024;
+  GD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(one_per_sm)));
+  const unsigned slice_words = unsigned(slice_slots) * (kAllSmSlotBytes / 4);
+  const int steps = int(std::clamp<std::int64_t>(slice_slots, 2048, kAllSmMaxTimedSteps) / kUnroll * kUnroll);
+  DeviceBuffer<RegionTiming> timing{std::size_t(blocks)};
+  std::vector<RegionTiming> last;
+  const RepeatResult r = ctx.measure(
+      [&] {
+        launch(ctx, kernel, LaunchShape{dim3(unsigned(blocks)), dim3(kWarmThreads), one_per_sm}, buf.get(), slice_words,
+               unsigned(kAllSmSlotBytes / 4), int(slice_slots), steps, timing.get(), sink.get());
+        GD_CUDA_CHECK_LAUNCH();
+        last = timing.to_host();
+        std::vector<double> per_block;
+        for (const RegionTiming& t : last) per_block.push_back(double(t.cycles) / steps);
+        return summarize(per_block).median;
+      },
+      chase_policy());
+  ctx.metric("latency/cycles", r.summary);
+  std::vector<double> per_block;
+  for (const RegionTiming& t : last) per_block.push_back(double(t.cycles) / steps);
+  const Summary spread = summarize(per_block);
+  ctx.extra()["blocks"] = blocks;
+  ctx.extra()["footprint_bytes"] = std::int64_t(slots) * kAllSmSlotBytes;
+  ctx.extra()["slice_bytes"] = slice_slots * kAllSmSlotBytes;
+  ctx.extra()["per_sm_cycles"] = {{"min", spread.min}, {"median", spread.median}, {"max", spread.max}};
+  ctx.set_observed_sm_clock_mhz(clock_mhz(last), "clock64 over %globaltimer, thread 0 of every block of the last launch");
 }
 
 // ---- capacity: a random cycle over slots `stride` bytes apart ----------------------------------
@@ -979,6 +1071,32 @@ const std::vector<std::int64_t> kTextureLineStrides = {128, 512, 1024, 2048};
 
 void summarize_texture_line(SummaryContext& sc) { derive_line(sc, {}, kTextureLineStrides, {"texture"}); }
 
+// The whole L2 from every SM at once: its first step, stated as the item's answer with its confidence.
+void summarize_l2_all_sms(SummaryContext& sc) {
+  const Curve c = curve_of(sc, {}, "bytes");
+  const std::vector<ChangePoint> steps = derive_steps(sc, {}, c, {"L2"});
+  Params p = {{"level", std::string("L2")}, {"quantity", std::string("capacity")}};
+  Record& r = sc.derive(p, c.sources);
+  r.extra["method"] = "every SM chasing a private random cycle over its slice at once; the first latency step by "
+                      "binary segmentation and a permutation test (analysis/change_point)";
+  if (steps.empty()) {
+    r.extra["capacity_answer"] = c.x.size() < 5 ? "undetermined: fewer than five footprints measured"
+                                                : "undetermined: no latency step inside the sweep";
+    return;
+  }
+  const ChangePoint& s = steps.front();
+  const auto mib = [](double b) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", b / 1048576.0);
+    return std::string(text);
+  };
+  r.extra["capacity_answer"] = mib(s.last_before) + " to " + mib(s.first_after) + " (confidence " +
+                               std::to_string(int(std::lround(s.confidence * 1000))) + "/1000)";
+  sc.add_metric(r, "capacity/bytes", single_value(s.last_before));
+  sc.add_metric(r, "capacity/upper_bytes", single_value(s.first_after));
+  sc.add_metric(r, "capacity/confidence", single_value(s.confidence));
+}
+
 void summarize_carveout(SummaryContext& sc) {
   for (std::int64_t carveout : kCarveouts)
     derive_steps(sc, {{"carveout", carveout}}, curve_of(sc, {{"carveout", carveout}}, "bytes"), {"L1"});
@@ -1173,6 +1291,29 @@ ProbeSpec l2_spec() {
        20});
 }
 
+ProbeSpec l2_all_sms_spec() {
+  ProbeSpec s;
+  s.id = "memory.hierarchy.l2_all_sms";
+  s.description = "the whole L2's capacity as every SM sees it: every SM chases a private slice of the footprint at once";
+  // 5 % steps from well inside one segment to three times the driver's L2 size.
+  s.axes = {std::move(Axis::log_spaced("bytes", 16 << 20, std::int64_t(192) << 20, 52))
+                .quick_list(Axis::log_spaced("bytes", 24 << 20, std::int64_t(128) << 20, 8).values)};
+  s.sass = {expect_sass("*all_sms_chase_kernel*", SassRegion::Clocked, {{"LDG.E.STRONG.GPU", kUnroll, kUnroll}},
+                        {"LDL", "STL", "LDS", "LDG.E.CONSTANT"}),
+            expect_sass("*all_sms_link_kernel*", SassRegion::Whole, {{"STG.E", 1, -1}})};
+  s.metrics = chase_metrics();
+  s.views = {footprint_view("")};
+  s.covers = {{"hierarchy.l2.size", "extra.capacity_answer", {{"level", std::string("L2")}, {"quantity", std::string("capacity")}}}};
+  // Under run --ncu, a second witness of the step: the chase's L2 hit and miss sectors per footprint
+  // (ncu flushes the caches before each profiled launch, so its warm-up reads count as misses too).
+  s.ncu_metrics = memory::l2_read_lookup_metrics();
+  s.run = run_l2_all_sms;
+  s.summarize = summarize_l2_all_sms;
+  s.time_cap_s = 20;
+  s.quick_time_cap_s = 3;
+  return s;
+}
+
 ProbeSpec const_spec() {
   return footprint_spec(
       {"memory.hierarchy.const_capacity",
@@ -1339,6 +1480,7 @@ GD_REGISTER_PROBE(capacity_spec());
 GD_REGISTER_PROBE(texture_line_spec());
 GD_REGISTER_PROBE(carveout_spec());
 GD_REGISTER_PROBE(l2_spec());
+GD_REGISTER_PROBE(l2_all_sms_spec());
 GD_REGISTER_PROBE(const_spec());
 GD_REGISTER_PROBE(fetch_spec());
 GD_REGISTER_PROBE(ways_spec());

@@ -18,6 +18,7 @@
 #include "core/ptx_memory.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
+#include "memory_tools.hpp"
 
 namespace gd {
 namespace probe_l2_partition {
@@ -436,7 +437,7 @@ ProbeSpec dram_partition_spec() {
                {"partition/line_agreement_percent", "%", "lines homed alike by the DRAM reads and by the L2-hit repeats (as above)"},
                {"ncu/l2_read_miss_sectors", "sectors", "--ncu: L2 read lookups missing, per measuring launch"},
                {"ncu/l2_read_hit_sectors", "sectors", "--ncu: L2 read lookups hitting, per measuring launch"}};
-  s.ncu_metrics = {"lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"};
+  s.ncu_metrics = memory::l2_read_lookup_metrics();
   s.run = run_dram_partition;
   s.summarize = summarize_dram_partition;
   s.time_cap_s = 6;

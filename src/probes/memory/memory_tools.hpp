@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "analysis/sm_rate.hpp"
@@ -49,6 +50,12 @@ inline std::vector<std::uint32_t> random_cycle(std::size_t n, std::mt19937_64& r
   std::vector<std::uint32_t> next(n);
   for (std::size_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
   return next;
+}
+
+// The L2's read lookups from the SMs, hits and misses: what `run --ncu` collects for the probes whose
+// answer is where L2 stops holding a footprint.
+inline std::vector<std::string> l2_read_lookup_metrics() {
+  return {"lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"};
 }
 
 }  // namespace gd::memory
