@@ -208,7 +208,7 @@ def test_heatmaps_left_out_are_named_in_the_caption(tmp_path):
     assert figs[-1].caption == "2 more combinations of source not drawn", figs[-1].caption
 
 
-SUITE = RUN.parent / "nvidia-h200-2026-12-04-suite.json.gz"
+SUITE = RUN.parent / "nvidia-h200-2026-12-04b-suite.json.gz"
 # Families of the committed suite run with more than one measured point that get no figure, and
 # why (issue 32): attention.breakdown declares a table; sass.patch's four probes each measure a
 # quantity of its own, so no one axis holds them. The list may shrink, never grow.
