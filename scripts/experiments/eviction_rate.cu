@@ -23,14 +23,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    cudaError_t e = (x);                                                   \
-    if (e != cudaSuccess) {                                                \
-      printf("%s: %s\n", #x, cudaGetErrorString(e));                       \
-      exit(1);                                                             \
-    }                                                                      \
-  } while (0)
+#include "common.cuh"  // CK
 
 constexpr int kPoolLines = 4096, kLineWords = 32, kTimed = 8;
 

@@ -15,14 +15,7 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                              \
-  do {                                                                     \
-    cudaError_t e = (x);                                                   \
-    if (e != cudaSuccess) {                                                \
-      printf("%s: %s\n", #x, cudaGetErrorString(e));                       \
-      exit(1);                                                             \
-    }                                                                      \
-  } while (0)
+#include "common.cuh"  // CK
 
 template <bool TEX>
 __device__ __forceinline__ unsigned next(const unsigned* buf, cudaTextureObject_t t, unsigned i) {
