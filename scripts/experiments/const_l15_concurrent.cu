@@ -1,24 +1,24 @@
 // Experiment (not part of the suite; issue 34): the constant L1.5's capacity and line, past the
 // 64 KiB a kernel may declare. The L1.5 starts every launch empty (const_l15_two_banks.cu), so two
 // modules' banks must be walked in one time window: kernel A (bank A, this file) and kernel B (bank B,
-// const_l15_bank_b.cu's table, reached through chase_b_concurrent) run at the same time on SM 0, one
-// block each (two streams; half the shared memory each, so both fit):
+// const_l15_bank_b.cu's table, reached through chase_b_concurrent) run at the same time, A on SM 0 and
+// B on another SM of its GPC, one block each (two streams):
 //   A laps F_A of bank A, raises flag 1; B waits for it, laps F_B of bank B, raises flag 2; A waits
 //   for that and times a lap of F_A. Past the L1.5's capacity (F_A + F_B), A's lap misses to L2.
-// DID NOT WORK on 2026-12-04 (GPU-ddd71cac): every trial timed out (A never saw flag 2), so the two
-// kernels' blocks never met on SM 0, and the run spent 300 s of device time on its 2 s waits. Before
-// running it again, record each kernel's block-to-SM placement and whether both were resident at once
-// (and shorten the wait).
+// With B also on SM 0 it did not work on 2026-12-04 (GPU-ddd71cac): every trial timed out (A never saw
+// flag 2; 300 s of device time on 2 s waits), probably because B's blocks went to idle SMs rather than
+// beside A (placement not recorded). B now runs on SM 1 by default (second argument), A's TPC partner,
+// in A's GPC; a B on another GPC's SM is the control (no eviction expected).
 // Build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o const_l15c const_l15_concurrent.cu const_l15_bank_b.cu
 #include "common.cuh"
 
 __constant__ unsigned bank_a[kBankWords];
 
-// Waits for *flag to reach `value`, at most about 2 s: false when it never came.
+// Waits for *flag to reach `value`, at most about 0.1 s: false when it never came.
 __device__ bool wait_for(volatile unsigned* flag, unsigned value) {
   const long long t0 = clock64();
   while (*flag < value)
-    if (clock64() - t0 > 4000000000LL) return false;
+    if (clock64() - t0 > 200000000LL) return false;
   return true;
 }
 
@@ -47,6 +47,8 @@ void allow_b_concurrent(size_t shared);
 
 int main(int argc, char** argv) {
   const int stride = argc > 1 ? atoi(argv[1]) : 256;
+  // B's SM: 0 (beside A) or another SM of A's GPC (1, its TPC partner): the L1.5 is per GPC.
+  const unsigned b_sm = argc > 2 ? unsigned(atoi(argv[2])) : 1;
   int sms = 0, shared_max = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CK(cudaDeviceGetAttribute(&shared_max, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
@@ -77,14 +79,14 @@ int main(int argc, char** argv) {
         CK(cudaMemset(flags, 0, 8));
         CK(cudaDeviceSynchronize());
         chase_a_concurrent<<<sms, 32, shared, sa>>>(0, la, flags, cyc, sink);
-        launch_b_concurrent(0, sms, shared, sb, fb_kib ? 2 * lb : 0, flags, sink + 1);
+        launch_b_concurrent(b_sm, sms, shared, sb, fb_kib ? 2 * lb : 0, flags, sink + 1);
         CK(cudaDeviceSynchronize());
         long long c;
         CK(cudaMemcpy(&c, cyc, 8, cudaMemcpyDeviceToHost));
         got.push_back(c < 0 ? -1 : double(c) / la);
       }
       std::sort(got.begin(), got.end());
-      printf(" B %d: %.1f", fb_kib, got[1]);
+      printf(" B %d: %.1f", fb_kib, got[1]);  // -1: the two blocks never met
       fflush(stdout);
     }
     printf("\n");
