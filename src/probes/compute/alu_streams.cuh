@@ -13,6 +13,7 @@
 
 #include "analysis/throughput.hpp"
 #include "core/device_buffer.hpp"
+#include "core/kernel_table.hpp"
 #include "core/launch.cuh"
 #include "core/timing.cuh"
 #include "../latency/alu_catalog.cuh"
@@ -223,6 +224,26 @@ using PipeRefs = std::tuple<alu_catalog::Lop3, alu_catalog::Ffma, alu_catalog::I
 inline const char* const kRefClasses[] = {"INT", "FP32", "FMAheavy", "FP64", "SFU", "LSU", "tensor", "conversion", "uniform"};
 inline constexpr int kPairIlp = 4;
 inline constexpr int kPairUnroll = 16;  // 64 steps per trip: a pair kernel holds ten loops
+
+// The ILP-4 stream kernel of a row, which the pipes' families launch alone beside their pair
+// kernels. For a catalog row compute/alu_throughput.cu instantiates it for its own sweep and
+// registers it (register_pair_stream_kernel); the other families look it up rather than compile
+// it again (core/kernel_table.hpp). A row outside the catalog (pipes/pipe_rows.cuh) has its own.
+template <class Op>
+std::string pair_stream_key() {
+  return std::string("alu_stream_kernel<") + Op::tag + ", " + std::to_string(kPairIlp) + ">";
+}
+template <class Op>
+void register_pair_stream_kernel() {
+  register_kernel(pair_stream_key<Op>(), reinterpret_cast<const void*>(alu_stream_kernel<Op, kPairIlp>));
+}
+template <class Op>
+StreamKernel<Op> pair_stream_kernel() {
+  if constexpr (alu_catalog::kInCatalog<Op>)
+    return reinterpret_cast<StreamKernel<Op>>(const_cast<void*>(registered_kernel(pair_stream_key<Op>())));
+  else
+    return alu_stream_kernel<Op, kPairIlp>;
+}
 
 struct PairSide {
   const void* x0 = nullptr;   // 32 lanes x kPairIlp values of the side's type

@@ -118,7 +118,11 @@ ProbeSpec alu_throughput_spec() {
 
 [[maybe_unused]] const bool registered = [] {
   alu_catalog::for_each_variant_of_this_slice(
-      [](auto* row) { ProbeRegistration{alu_throughput_spec<std::remove_pointer_t<decltype(row)>>()}; });
+      [](auto* row) {
+        using Op = std::remove_pointer_t<decltype(row)>;
+        ProbeRegistration{alu_throughput_spec<Op>()};
+        alu_streams::register_pair_stream_kernel<Op>();  // the pipes' families launch it too
+      });
   return true;
 }();
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <random>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -376,6 +377,11 @@ Requirements requirements() {
   r.max_cc = Op::max_cc;
   return r;
 }
+
+// Whether Op is one of the catalog's rows (the pipes' families also pair rows of their own).
+template <class Op>
+inline constexpr bool kInCatalog =
+    []<class... V>(std::tuple<V...>*) { return (std::is_same_v<Op, V> || ...); }(static_cast<Catalog*>(nullptr));
 
 // Calls f(static_cast<Variant*>(nullptr)) for every row: the pointer carries the type.
 template <class F>

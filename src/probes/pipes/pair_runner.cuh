@@ -67,8 +67,8 @@ Side make_side(ProbeContext& ctx, alu_catalog::Rng& rng) {
     return std::string();
   };
   s.alone = [&ctx, in, out, a, b](int trips, int warps, RegionTiming* timing) {
-    launch(ctx, alu_streams::alu_stream_kernel<Op, kPairIlp>, {unsigned(ctx.device().sm_count), unsigned(warps * 32)},
-           out, timing, in, a, b, trips);
+    launch(ctx, alu_streams::pair_stream_kernel<Op>(), {unsigned(ctx.device().sm_count), unsigned(warps * 32)}, out,
+           timing, in, a, b, trips);
     return timing;
   };
   return s;
