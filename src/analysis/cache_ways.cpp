@@ -144,4 +144,23 @@ CacheSharing sharing_groups(int n, std::span<const double> cycles, double own, d
   return out;
 }
 
+std::vector<int> split_over_tables(long long bytes, long long stride, int group, long long table_bytes, int max_tables) {
+  if (stride <= 0 || group <= 0 || max_tables <= 0)
+    throw std::invalid_argument("split_over_tables: stride, group and max_tables must be positive");
+  const long long unit = stride * group;
+  const long long per_table = table_bytes / unit, groups = bytes / unit;  // whole groups
+  if (per_table < 1) throw std::invalid_argument("split_over_tables: a table holds no whole group of lines");
+  if (groups < 1)
+    throw std::invalid_argument("split_over_tables: " + std::to_string(bytes) + " bytes hold no whole group of " +
+                                std::to_string(group) + " lines of " + std::to_string(stride) + " B");
+  const long long tables = (groups + per_table - 1) / per_table;
+  if (tables > max_tables)
+    throw std::invalid_argument("split_over_tables: " + std::to_string(bytes) + " bytes at a " + std::to_string(stride) +
+                                " B stride need " + std::to_string(tables) + " tables of " + std::to_string(table_bytes) +
+                                " B; at most " + std::to_string(max_tables));
+  std::vector<int> lines;
+  for (long long t = 0; t < tables; ++t) lines.push_back(int((groups / tables + (t < groups % tables)) * group));
+  return lines;
+}
+
 }  // namespace gd

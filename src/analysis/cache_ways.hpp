@@ -72,4 +72,13 @@ struct CacheSharing {
 // Throws std::invalid_argument unless n >= 2, cycles holds n * n finite values and cold > own.
 CacheSharing sharing_groups(int n, std::span<const double> cycles, double own, double cold);
 
+// A footprint too large for one table, walked as several tables at once (the constant L1.5: a
+// module declares at most 64 KiB of constant data). `bytes` at `stride` is bytes / stride lines,
+// rounded down to whole groups of `group` (the walk is unrolled by `group`), split over as few
+// tables as hold them (a table holds the whole groups that fit in `table_bytes`), with line counts
+// that differ by at most one group. Returns the lines per table. Throws std::invalid_argument
+// unless stride, group and max_tables are positive, a table and the footprint each hold at least
+// one group, and at most max_tables tables are needed.
+std::vector<int> split_over_tables(long long bytes, long long stride, int group, long long table_bytes, int max_tables);
+
 }  // namespace gd

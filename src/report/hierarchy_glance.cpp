@@ -144,8 +144,14 @@ std::vector<CacheLevelFacts> hierarchy_facts(const RunDocument& doc) {
                  fact(doc, "fetch", "fetch/bytes", cways, bytes), fact(doc, "ways", "extra.ways_answer", cways, text),
                  fact(doc, "ways", "extra.replacement_policy", cways, text),
                  fact(doc, "const_capacity", "latency/below_cycles", cl1, cycles), std::nullopt, std::nullopt});
-  out.push_back({"constant_l15", "Constant L1.5", fact(doc, "const_capacity", "capacity/at_least_bytes", cl15, at_least_bytes),
-                 std::nullopt, fact(doc, "fetch", "fetch/next_bytes", cways, bytes), std::nullopt, std::nullopt,
+  // Its capacity and line where several modules' banks were walked at once from one GPC
+  // (const_l15_capacity); else the lower bound one 64 KiB bank gives.
+  auto l15_size = fact(doc, "const_l15_capacity", "capacity/bytes", cl15, bytes_range);
+  if (!l15_size) l15_size = fact(doc, "const_capacity", "capacity/at_least_bytes", cl15, at_least_bytes);
+  out.push_back({"constant_l15", "Constant L1.5", l15_size,
+                 fact(doc, "const_l15_capacity", "extra.line_answer",
+                      p({{"level", std::string("constant.L1.5")}, {"quantity", line}}), text),
+                 fact(doc, "fetch", "fetch/next_bytes", cways, bytes), std::nullopt, std::nullopt,
                  fact(doc, "const_capacity", "latency/below_cycles", cl15, cycles), std::nullopt,
                  fact(doc, "const_l15_scope", "scope/sms_sharing", {}, sms)});
   std::optional<CacheFact> dram_size;

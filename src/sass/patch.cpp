@@ -1,8 +1,5 @@
 #include "sass/patch.hpp"
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <cuda_runtime_api.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -16,6 +13,7 @@
 #include "core/child_process.hpp"
 #include "core/error.hpp"
 #include "sass/disasm.hpp"
+#include "sass/driver_api.hpp"
 #include "sass/fatbin.hpp"
 
 namespace gd::sass {
@@ -50,47 +48,6 @@ std::vector<std::uint8_t> from_hex(const std::string& s) {
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::uint8_t(nibble(s[2 * i]) << 4 | nibble(s[2 * i + 1]));
   return b;
 }
-
-// The driver functions we need, looked up through cudart so that libcuda is not a link
-// dependency (cudart opens it at run time).
-struct DriverApi {
-  PFN_cuModuleLoadData_v2000 module_load_data = nullptr;
-  PFN_cuModuleGetFunction_v2000 module_get_function = nullptr;
-  PFN_cuModuleUnload_v2000 module_unload = nullptr;
-  PFN_cuLaunchKernel_v4000 launch_kernel = nullptr;
-  PFN_cuGetErrorString_v6000 get_error_string = nullptr;
-
-  static const DriverApi& get() {
-    static const DriverApi api = [] {
-      DriverApi a;
-      lookup("cuModuleLoadData", a.module_load_data);
-      lookup("cuModuleGetFunction", a.module_get_function);
-      lookup("cuModuleUnload", a.module_unload);
-      lookup("cuLaunchKernel", a.launch_kernel);
-      lookup("cuGetErrorString", a.get_error_string);
-      return a;
-    }();
-    return api;
-  }
-
-  void check(CUresult r, const char* what) const {
-    if (r == CUDA_SUCCESS) return;
-    const char* msg = nullptr;
-    if (get_error_string) get_error_string(r, &msg);
-    throw CudaError(cudaErrorUnknown, std::string(what) + " failed: " + (msg ? msg : "CUresult " + std::to_string(r)));
-  }
-
- private:
-  template <class Fn>
-  static void lookup(const char* symbol, Fn& fn) {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    GD_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &status));
-    if (status != cudaDriverEntryPointSuccess || !p)
-      throw Error(std::string("the CUDA driver does not provide ") + symbol);
-    fn = reinterpret_cast<Fn>(p);
-  }
-};
 
 // Device memory freed on every path, including a kernel that failed.
 class DeviceAllocation {

@@ -219,3 +219,38 @@ TEST(CacheSharing, RejectsBadInput) {
 }  // namespace
 }  // namespace gd
 
+
+// The constant L1.5 sweep walks a footprint as several 64 KiB banks at once.
+namespace gd {
+namespace {
+
+TEST(SplitOverTables, AsFewTablesAsHoldItWithLinesInWholeGroups) {
+  // 64 KiB at 64 B: one table of 1024 lines; one group more needs a second table.
+  EXPECT_EQ(split_over_tables(64 << 10, 64, 4, 64 << 10, 8), std::vector<int>{1024});
+  EXPECT_EQ(split_over_tables((64 << 10) + 256, 64, 4, 64 << 10, 8), (std::vector<int>{516, 512}));
+  // 200 KiB at 512 B = 400 lines, 100 groups over 4 tables (64 KiB holds 128 lines).
+  EXPECT_EQ(split_over_tables(200 << 10, 512, 4, 64 << 10, 8), (std::vector<int>{100, 100, 100, 100}));
+  // 102 groups over 4 tables: the first two carry one group more.
+  EXPECT_EQ(split_over_tables(204 << 10, 512, 4, 64 << 10, 8), (std::vector<int>{104, 104, 100, 100}));
+  // Eight full tables, the most allowed.
+  EXPECT_EQ(split_over_tables(512 << 10, 256, 4, 64 << 10, 8), std::vector<int>(8, 256));
+}
+
+TEST(SplitOverTables, StridesThatDoNotDivideATableRoundDownToWholeGroups) {
+  // 768 B: a 64 KiB table holds 21 groups of 4 lines (84 lines); 100 KiB is 133 lines, 33 groups.
+  EXPECT_EQ(split_over_tables(100 << 10, 768, 4, 64 << 10, 8), (std::vector<int>{68, 64}));
+  // 480 KiB at 768 B: 640 lines over 8 tables of at most 84.
+  EXPECT_EQ(split_over_tables(480 << 10, 768, 4, 64 << 10, 8), std::vector<int>(8, 80));
+}
+
+TEST(SplitOverTables, WhatCannotBeSplitIsAnError) {
+  EXPECT_THROW(split_over_tables((512 << 10) + 2048, 512, 4, 64 << 10, 8), std::invalid_argument);  // nine tables
+  EXPECT_THROW(split_over_tables(512 << 10, 768, 4, 64 << 10, 8), std::invalid_argument);  // 680 lines: nine of 84
+  EXPECT_THROW(split_over_tables(1000, 512, 4, 64 << 10, 8), std::invalid_argument);  // not one group
+  EXPECT_THROW(split_over_tables(0, 64, 4, 64 << 10, 8), std::invalid_argument);
+  EXPECT_THROW(split_over_tables(4096, 0, 4, 64 << 10, 8), std::invalid_argument);
+  EXPECT_THROW(split_over_tables(1 << 20, 64, 4, 128, 8), std::invalid_argument);  // a table holds no group
+}
+
+}  // namespace
+}  // namespace gd

@@ -114,6 +114,31 @@ TEST(HierarchyGlance, TheWholeL2IsTheAllSmChaseStepWhereThereIsOne) {
   EXPECT_TRUE(found);
 }
 
+// The constant L1.5's size is a lower bound from one 64 KiB bank until several modules' banks
+// walked at once (const_l15_capacity) give its step, and with it its line.
+TEST(HierarchyGlance, TheConstantL15SizeIsTheConcurrentBanksStepWhereThereIsOne) {
+  RunDocument doc = hierarchy_run();
+  const Params cl15 = {{"stride", std::int64_t(64)}, {"level", std::string("constant.L1.5")}};
+  Record bound = record("memory.hierarchy.const_capacity", cl15, {metric("capacity/at_least_bytes", "bytes", 65536, 65536, 65536, 1)});
+  bound.derived = true;
+  doc.records.push_back(bound);
+  EXPECT_NE(line_with(hierarchy_glance_markdown(doc), "Constant L1.5").find("≥ 64 KiB"), std::string::npos);
+  Record step = record("memory.hierarchy.const_l15_capacity", cl15,
+                       {metric("capacity/bytes", "bytes", 126976, 126976, 126976, 1),
+                        metric("capacity/upper_bytes", "bytes", 135168, 135168, 135168, 1)});
+  step.derived = true;
+  Record line = record("memory.hierarchy.const_l15_capacity",
+                       {{"level", std::string("constant.L1.5")}, {"quantity", std::string("line")}}, {});
+  line.derived = true;
+  line.extra["line_answer"] = "256 B";
+  doc.records.push_back(step);
+  doc.records.push_back(line);
+  const std::string row = line_with(hierarchy_glance_markdown(doc), "Constant L1.5");
+  EXPECT_NE(row.find("124 KiB to 132 KiB"), std::string::npos) << row;
+  EXPECT_EQ(row.find("≥"), std::string::npos) << "the measured step replaces the bound: " << row;
+  EXPECT_NE(row.find("256 B"), std::string::npos) << row;
+}
+
 TEST(HierarchyGlance, ARunWithoutHierarchyRecordsHasNoSection) {
   EXPECT_EQ(hierarchy_glance_markdown(test_support::sample_run()), "");
 }

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,10 +30,13 @@
 #include "analysis/fetch_granularity.hpp"
 #include "core/device_buffer.hpp"
 #include "core/launch.cuh"
+#include "core/launch_ex.cuh"
 #include "core/ptx_memory.cuh"
 #include "core/registry.hpp"
 #include "core/timing.cuh"
 #include "memory_tools.hpp"
+#include "sass/module_copy.hpp"
+#include "sass/patch_experiment.hpp"
 
 namespace gd {
 namespace probe_hierarchy {
@@ -939,6 +943,185 @@ void run_l15_scope(ProbeContext& ctx) {
   ctx.extra()["chain_bytes"] = kScopeBytes;
 }
 
+// ---- the constant L1.5's capacity and line: several modules' banks walked at once -------------
+// A kernel may declare 64 KiB of constant data and the L1.5 holds all of it; it also starts every
+// launch empty (scripts/experiments/NOTES.md), so a second bank walked by a later launch cannot
+// overflow it. Its capacity shows only with several modules' banks walked at the same time from
+// SMs that share it: one GPC (const_l15_scope). Each module is a copy of this unit's cubin
+// (sass::ModuleCopy) with its own gd_hier_const, the code byte for byte the verified kernel's.
+
+// The SMs of one GPC: a cluster's blocks run on one GPC, and with more than half an SM's shared
+// memory each, on as many SMs.
+__global__ void __launch_bounds__(32) l15_gpc_kernel(unsigned* sms) {
+  extern __shared__ unsigned pad[];
+  if (threadIdx.x != 0) return;
+  pad[0] = blockIdx.x;
+  sms[blockIdx.x] = ptx::smid() + (pad[0] == 0xffffffffu);
+}
+
+// One block per SM (its dynamic shared memory leaves room for no second block, of any module); the
+// first block of module `table` to land on an SM of `gpc` walks the module's bank: two laps, then
+// it meets the other modules' walkers, then times two more laps while they time theirs. A walker
+// that waits a second for the others gives up and reports no cycles.
+__global__ void __launch_bounds__(32) l15_capacity_kernel(int lap, const unsigned* gpc, int gpc_size, unsigned* taken,
+                                                          int table, int tables, unsigned* arrived,
+                                                          RegionTiming* timing, unsigned* sink) {
+  extern __shared__ unsigned pad[];
+  if (threadIdx.x != 0) return;
+  pad[0] = blockIdx.x;
+  const unsigned sm = ptx::smid();
+  bool ours = false;
+  for (int k = 0; k < gpc_size; ++k) ours |= gpc[k] == sm;
+  if (!ours) return;
+  const unsigned won = atomicCAS(taken + table, 0u, 1u);
+  if (won != 0u) return;
+  // The chase starts at the atomic's result (0): an index the compiler can prove uniform would
+  // make it a ULDC chain through the uniform datapath, which the other constant probes do not time.
+  unsigned i = won;
+#pragma unroll 1
+  for (int s = 0; s < 2 * lap; ++s) i = gd_hier_const[i];
+  __threadfence();
+  atomicAdd(arrived, 1u);
+  // The wait reads %globaltimer, not the SM clock: clock reads bound the region the verifier checks.
+  const unsigned long long t0 = ptx::globaltimer_ns();
+  while (*static_cast<volatile unsigned*>(arrived) < unsigned(tables))
+    if (ptx::globaltimer_ns() - t0 > 1000000000ull) {
+      timing[table] = RegionTiming{};
+      return;
+    }
+  RegionClock clock;
+  clock.begin();
+#pragma unroll 1
+  for (int s = 0; s < 2 * lap; s += kUnroll) {
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) i = gd_hier_const[i];
+  }
+  timing[table] = clock.end();
+  sink[table] = i + pad[0];
+}
+
+constexpr int kL15Tables = 8;  // a portable cluster's size: the GPC's SMs the walkers may use
+
+// This device's copies of the unit's cubin and the SMs of one GPC, made once per process (loading
+// eight copies costs more than a point). Never unloaded: the context's teardown frees them.
+struct L15Setup {
+  std::string kernel;  // mangled name
+  std::vector<sass::ModuleCopy*> copies;
+  std::vector<unsigned> gpc;
+  int pad_bytes = 0;
+};
+
+const L15Setup& l15_setup(ProbeContext& ctx) {
+  static std::map<int, L15Setup> by_device;
+  const DeviceInfo& d = ctx.device();
+  if (auto it = by_device.find(d.index); it != by_device.end()) return it->second;
+  if (d.cc() < 90) ctx.skip("needs thread-block clusters (compute capability 9.0 or later) to find one GPC's SMs");
+  const int pad_bytes = int(d.shared_per_block_optin);
+  if (pad_bytes * 2 <= d.shared_per_sm) ctx.skip("cannot force one block per SM with shared memory on this chip");
+  L15Setup s;
+  s.pad_bytes = pad_bytes;
+  const sass::LocatedKernel located = sass::locate_own_kernel(d, "l15_capacity_kernel");
+  s.kernel = located.name;
+  const auto* cubin = new sass::Cubin(located.cubin);  // the copies look their symbols up in it
+  for (int t = 0; t < kL15Tables; ++t) {
+    s.copies.push_back(new sass::ModuleCopy(*cubin));
+    s.copies.back()->allow_dynamic_shared(s.kernel, pad_bytes);
+  }
+  allow_cluster_launch(l15_gpc_kernel, std::size_t(pad_bytes));
+  DeviceBuffer<unsigned> sms(kL15Tables);
+  launch_ex(ctx, l15_gpc_kernel, {kL15Tables, 32, std::size_t(pad_bytes)}, LaunchAttrs{kL15Tables}, sms.get());
+  GD_CUDA_CHECK_LAUNCH();
+  s.gpc = sms.to_host();
+  std::vector<unsigned> distinct = s.gpc;
+  std::sort(distinct.begin(), distinct.end());
+  if (std::unique(distinct.begin(), distinct.end()) != distinct.end())
+    throw Error("a cluster of " + std::to_string(kL15Tables) + " one-block-per-SM blocks shared an SM");
+  return by_device.emplace(d.index, std::move(s)).first->second;
+}
+
+// Streams destroyed on every path.
+struct Streams {
+  std::vector<cudaStream_t> s;
+  explicit Streams(int n) : s(std::size_t(n)) {
+    for (auto& x : s) GD_CUDA_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+  }
+  ~Streams() {
+    for (auto x : s) cudaStreamDestroy(x);
+  }
+};
+
+void run_l15_capacity(ProbeContext& ctx) {
+  const std::int64_t stride = ctx.int_param("stride"), bytes = ctx.int_param("bytes");
+  if (stride < 4 || stride % 4 || stride > 4096) throw UserError("stride must be a multiple of 4 bytes up to 4096");
+  std::vector<int> lines;
+  try {
+    lines = split_over_tables(bytes, stride, kUnroll / 2, std::int64_t(kConstWords) * 4, kL15Tables);
+  } catch (const std::invalid_argument& e) {
+    throw UserError(e.what());
+  }
+  const L15Setup& setup = l15_setup(ctx);
+  const int tables = int(lines.size());
+  std::mt19937_64 rng(0x15ca9 + std::uint64_t(bytes) * 31 + std::uint64_t(stride));
+  const std::size_t stride_words = std::size_t(stride / 4);
+  for (int t = 0; t < tables; ++t) {
+    const std::vector<std::uint32_t> next = memory::random_cycle(std::size_t(lines[std::size_t(t)]), rng);
+    std::vector<unsigned> chain(kConstWords, 0);
+    for (std::size_t k = 0; k < next.size(); ++k) chain[k * stride_words] = unsigned(next[k] * stride_words);
+    std::size_t bank_bytes = 0;
+    void* bank = setup.copies[std::size_t(t)]->global("gd_hier_const", &bank_bytes);
+    if (bank_bytes != chain.size() * sizeof(unsigned)) throw Error("the module copy's constant table is not 64 KiB");
+    GD_CUDA_CHECK(cudaMemcpy(bank, chain.data(), bank_bytes, cudaMemcpyHostToDevice));
+  }
+  DeviceBuffer<unsigned> gpc(setup.gpc.size()), taken(kL15Tables), arrived(1), sink(kL15Tables);
+  gpc.from_host(setup.gpc);
+  DeviceBuffer<RegionTiming> timing(kL15Tables);
+  const Streams streams(tables);
+  const unsigned blocks = unsigned(ctx.device().sm_count);
+  std::vector<RegionTiming> last;
+  int gave_up = 0;
+  const auto sample = [&] {
+    for (int attempt = 0;; ++attempt) {
+      taken.fill_zero();
+      arrived.fill_zero();
+      timing.fill_zero();
+      GD_CUDA_CHECK(cudaDeviceSynchronize());
+      ctx.launched(reinterpret_cast<const void*>(l15_capacity_kernel));  // the copies run its code
+      const ncu::Range profiled_as(ctx.ncu_tag());
+      for (int t = 0; t < tables; ++t) {
+        int lap = lines[std::size_t(t)], gpc_size = int(setup.gpc.size()), table = t, count = tables;
+        unsigned *g = gpc.get(), *tk = taken.get(), *ar = arrived.get(), *sk = sink.get();
+        RegionTiming* tm = timing.get();
+        void* params[] = {&lap, &g, &gpc_size, &tk, &table, &count, &ar, &tm, &sk};
+        setup.copies[std::size_t(t)]->launch(setup.kernel, blocks, 32, std::size_t(setup.pad_bytes),
+                                             streams.s[std::size_t(t)], params);
+      }
+      GD_CUDA_CHECK(cudaDeviceSynchronize());
+      last = timing.to_host();
+      last.resize(std::size_t(tables));
+      std::vector<double> per_load;
+      for (int t = 0; t < tables; ++t)
+        if (last[std::size_t(t)].cycles > 0) per_load.push_back(cycles_per_step(last[std::size_t(t)], 2 * lines[std::size_t(t)]));
+      if (int(per_load.size()) == tables) return summarize(per_load).median;
+      ++gave_up;
+      if (attempt == 2)
+        throw Error("the " + std::to_string(tables) + " tables' walkers did not all meet in three attempts (a module found no SM of the GPC free)");
+    }
+  };
+  RepeatPolicy policy;
+  policy.min_samples = 3;
+  policy.time_cap_s = 0.2;
+  ctx.metric("latency/cycles", ctx.measure(sample, policy).summary);
+  ctx.set_observed_sm_clock_mhz(clock_mhz(last));
+  nlohmann::json per_table = nlohmann::json::array();
+  for (int t = 0; t < tables; ++t)
+    per_table.push_back({{"lines", lines[std::size_t(t)]}, {"sm", last[std::size_t(t)].smid},
+                         {"cycles_per_load", cycles_per_step(last[std::size_t(t)], 2 * lines[std::size_t(t)])}});
+  ctx.extra()["tables"] = per_table;
+  ctx.extra()["bytes_walked"] = std::int64_t(std::accumulate(lines.begin(), lines.end(), 0)) * stride;
+  ctx.extra()["gpc_sms"] = setup.gpc;
+  ctx.extra()["attempts_given_up"] = gave_up;
+}
+
 // At the smallest distance, a walk that fills the capacity the set structure implies (to within
 // one line) put every address in a line of its own: the line is no longer than that distance.
 void summarize_ways(SummaryContext& sc) {
@@ -1125,6 +1308,14 @@ void summarize_const(SummaryContext& sc) {
   sc.add_metric(r, "latency/below_cycles", single_value(level));
   r.extra["note"] = "no step past the constant L1 up to the largest constant table a kernel may declare: the L1.5 holds at least this much";
 }
+
+// The L1.5's knee from 64 B slots (inside its 256 B fetch) up: where it starts to move with the
+// slot is its line. On the development runs of 2026-12-04 the knee stayed at 124-132 KiB from 64
+// to 512 B slots, which a line of 512 B or more gives, and so does a set index that power-of-two
+// slots fold onto fewer sets; at 384 and 768 B slots it moved 1.2x and 2.0x, in proportion to no
+// single line size, so line_from_knees leaves the line undetermined and says why.
+const std::vector<std::int64_t> kL15Strides = {64, 128, 256, 384, 512, 768};
+void summarize_l15_capacity(SummaryContext& sc) { derive_line(sc, {}, kL15Strides, {"constant.L1.5"}); }
 
 const std::vector<double> kFetchCandidates = {16, 32, 64, 128, 256, 512};
 
@@ -1324,8 +1515,7 @@ ProbeSpec const_spec() {
        "stride",
        {{"hierarchy.const.l1_size", "capacity/bytes", {{"stride", 64}, {"level", "constant.L1"}}},
         {"hierarchy.const.l1_latency", "latency/below_cycles", {{"stride", 64}, {"level", "constant.L1"}}},
-        {"hierarchy.const.l15_latency", "latency/below_cycles", {{"stride", 64}, {"level", "constant.L1.5"}}},
-        {"hierarchy.const.l15_size", "capacity/at_least_bytes", {{"stride", 64}, {"level", "constant.L1.5"}}}},
+        {"hierarchy.const.l15_latency", "latency/below_cycles", {{"stride", 64}, {"level", "constant.L1.5"}}}},
        run_const_capacity,
        summarize_const,
        10});
@@ -1476,6 +1666,36 @@ ProbeSpec l15_scope_spec() {
   return s;
 }
 
+// Footprints about 6 % apart, multiples of 2 KiB (whole groups of lines at the power-of-two
+// slots; the others walk the whole groups that fit, `extra.bytes_walked`).
+std::vector<std::int64_t> l15_footprints(std::int64_t from, std::int64_t to, int points) {
+  std::vector<std::int64_t> out;
+  for (const ParamValue& v : Axis::log_spaced("bytes", from, to, points).values) {
+    const std::int64_t rounded = (std::get<std::int64_t>(v) + 1024) / 2048 * 2048;
+    if (out.empty() || rounded != out.back()) out.push_back(rounded);
+  }
+  return out;
+}
+
+ProbeSpec l15_capacity_spec() {
+  ProbeSpec s;
+  s.id = "memory.hierarchy.const_l15_capacity";
+  s.description = "constant L1.5 capacity and line: up to eight modules' constant banks chased at once from SMs of one GPC, at 6 strides";
+  s.axes = {std::move(Axis::list("stride", kL15Strides)).quick({64}),
+            std::move(Axis::list("bytes", l15_footprints(32 << 10, 480 << 10, 47))).quick_list(Axis::list("bytes", l15_footprints(32 << 10, 480 << 10, 10)).values)};
+  s.sass = {expect_sass("*l15_capacity_kernel*", SassRegion::Clocked, {{"LDC", kUnroll, kUnroll + 1}}, {"LDL", "STL", "LDG"}),
+            expect_sass("*l15_gpc_kernel*", SassRegion::Whole, {{"S2R", 1, -1}, {"STG.E", 1, -1}})};
+  s.metrics = chase_metrics();
+  s.views = {footprint_view("stride")};
+  s.covers = {{"hierarchy.const.l15_size", "capacity/bytes", {{"stride", 64}, {"level", "constant.L1.5"}}},
+              {"hierarchy.const.l15_line", "extra.line_answer", {{"level", "constant.L1.5"}, {"quantity", "line"}}}};
+  s.run = run_l15_capacity;
+  s.summarize = summarize_l15_capacity;
+  s.time_cap_s = 15;
+  s.quick_time_cap_s = 2;
+  return s;
+}
+
 GD_REGISTER_PROBE(capacity_spec());
 GD_REGISTER_PROBE(texture_line_spec());
 GD_REGISTER_PROBE(carveout_spec());
@@ -1488,6 +1708,7 @@ GD_REGISTER_PROBE(eviction_set_spec());
 GD_REGISTER_PROBE(subpartition_spec());
 GD_REGISTER_PROBE(evict_spec());
 GD_REGISTER_PROBE(l15_scope_spec());
+GD_REGISTER_PROBE(l15_capacity_spec());
 
 }  // namespace probe_hierarchy
 }  // namespace gd
