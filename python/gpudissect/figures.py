@@ -222,6 +222,8 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
     split = _panel_split(measured, series_cols)
     line_cols = [c for c in series_cols if c not in split]
 
+    value_span = _value_span(measured, from_zero)
+
     def draw(ax, panel: pd.DataFrame):
         colors = {}
         for i, (key, grp) in enumerate(panel.groupby(keys[panel.index], sort=False)):
@@ -231,7 +233,10 @@ def line_figures(pid: str, rows: pd.DataFrame, view: View, metric: str) -> list[
             line, = ax.plot(grp[view.x].astype(float), grp["value"], marker="o" if len(grp) <= MAX_MARKED else "",
                             markersize=3, label=label, color=PALETTE[i])
             colors[key] = line.get_color()
-            if band:  # the repeats' spread, where it is wide enough to see
+            # The repeats' spread, where it is wide enough to see: in the figure (`band`) and in this
+            # series (a series whose repeats agree draws no band: an invisible polygon of every point
+            # twice was half of some figures' bytes).
+            if band and _series_spread_shows(grp, band, value_span):
                 ax.fill_between(grp[view.x].astype(float), grp[band[0]].astype(float), grp[band[1]].astype(float),
                                 color=PALETTE[i], alpha=0.2, linewidth=0)
         for j, (m, srows) in enumerate(siblings, start=len(colors)):
@@ -307,16 +312,25 @@ def place_legend(ax, entries: int) -> None:
         ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=LEGEND_COLUMNS, frameon=False)
 
 
+def _value_span(rows: pd.DataFrame, from_zero: bool) -> float:
+    """The span of a figure's values (from zero for a rate): what a spread is measured against."""
+    values = rows["value"].astype(float)
+    return float(values.max() - (min(0.0, values.min()) if from_zero else values.min()))
+
+
+def _series_spread_shows(grp: pd.DataFrame, band: tuple[str, str, str], span: float) -> bool:
+    """Whether one series' widest spread is over SPREAD_VISIBLE of the figure's span."""
+    width = (grp[band[1]].astype(float) - grp[band[0]].astype(float)).max()
+    return span > 0 and width > SPREAD_VISIBLE * span
+
+
 def _spread(rows: pd.DataFrame, from_zero: bool) -> tuple[str, str, str] | None:
     """The columns bounding the repeats' spread, (low, high, what they are), when it shows: the
     quartiles where the run has them for every point, else min and max; None when the widest
     spread is under SPREAD_VISIBLE of the values' span (from zero for a rate)."""
     for lo, hi, what in (("q1", "q3", "quartiles"), ("min", "max", "min to max")):
         if lo in rows.columns and hi in rows.columns and rows[[lo, hi]].notna().all(axis=None):
-            values = rows["value"].astype(float)
-            span = values.max() - (min(0.0, values.min()) if from_zero else values.min())
-            width = (rows[hi].astype(float) - rows[lo].astype(float)).max()
-            return (lo, hi, what) if span > 0 and width > SPREAD_VISIBLE * span else None
+            return (lo, hi, what) if _series_spread_shows(rows, (lo, hi, what), _value_span(rows, from_zero)) else None
     return None
 
 
@@ -739,8 +753,16 @@ def _round(m: re.Match) -> str:
 
 
 def _path_data(m: re.Match) -> str:
-    d = re.sub(r"\s*([MLQCZzHVA])\s*", r"\1", m.group(1))
+    """A path's data with one decimal of a point (1/720 inch, a tenth of a screen pixel): lines and
+    bands of long sweeps are most of a suite page's bytes."""
+    d = re.sub(r"-?\d+\.\d\d+", lambda n: _one_decimal(float(n.group(0))), m.group(1))
+    d = re.sub(r"\s*([MLQCZzHVA])\s*", r"\1", d)
     return ' d="' + re.sub(r"\s+", " ", d).strip() + '"'
+
+
+def _one_decimal(v: float) -> str:
+    out = f"{v:.1f}".rstrip("0").rstrip(".")
+    return "0" if out in ("-0", "") else out
 
 
 def _unwrap_bare_groups(svg: str) -> str:
@@ -790,8 +812,8 @@ def _hoist_use_styles(svg: str) -> str:
 
 def compact_svg(svg: str) -> tuple[str, dict[str, str]]:
     """matplotlib's SVG with the same drawing in fewer bytes, and its glyphs apart: returns (svg
-    without glyph definitions, {glyph id: <path> definition}). Coordinates keep two decimals of a
-    point; ids nothing refers to, attribute-less groups and the whitespace between tags go; each
+    without glyph definitions, {glyph id: <path> definition}). Path data keeps one decimal of a
+    point, other coordinates two; ids nothing refers to, attribute-less groups and the whitespace between tags go; each
     character's <use> carries its offset as `x`. The comments naming each text stay."""
     glyphs: dict[str, str] = {}
 

@@ -208,7 +208,7 @@ def test_heatmaps_left_out_are_named_in_the_caption(tmp_path):
     assert figs[-1].caption == "2 more combinations of source not drawn", figs[-1].caption
 
 
-SUITE = RUN.parent / "nvidia-h200-2026-12-04b-suite.json.gz"
+SUITE = RUN.parent / "nvidia-h200-2026-12-04c-suite.json.gz"
 # Families of the committed suite run with more than one measured point that get no figure, and
 # why (issue 32): attention.breakdown declares a table; sass.patch's four probes each measure a
 # quantity of its own, so no one axis holds them. The list may shrink, never grow.
@@ -361,3 +361,17 @@ def test_an_axis_of_counts_has_whole_ticks():
         assert ticks and all(float(t).is_integer() for t in ticks), ticks
     finally:
         matplotlib.pyplot.close(f)
+
+
+def test_path_data_keeps_one_decimal_of_a_point():
+    svg, _ = figures.compact_svg('<svg><path d="M 61.684 -98.5349 L 69.97 -98.54 L 1.25 0.04"/></svg>')
+    assert 'd="M61.7 -98.5L70 -98.5L1.2 0"' in svg or 'd="M61.7 -98.5L70 -98.5L1.3 0"' in svg, svg
+
+
+def test_a_series_whose_repeats_agree_draws_no_band():
+    band = ("q1", "q3", "quartiles")
+    tight = pd.DataFrame({"value": [100.0, 101.0], "q1": [99.9, 100.9], "q3": [100.1, 101.1]})
+    wide = pd.DataFrame({"value": [100.0, 300.0], "q1": [90.0, 280.0], "q3": [110.0, 320.0]})
+    span = figures._value_span(pd.concat([tight, wide]), from_zero=False)  # 200
+    assert not figures._series_spread_shows(tight, band, span)  # 0.2 of 200: under 2 %
+    assert figures._series_spread_shows(wide, band, span)
