@@ -18,7 +18,7 @@ inline const std::string kPairRun = kPairStem + ".json";
 inline const std::string kSmallRun = std::string(GPUDISSECT_FIXTURES) + "/runs/h200_small.json";
 
 inline const std::string kCommittedSuite =
-    std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-04b-suite.json.gz";
+    std::string(GPUDISSECT_SOURCE_DIR) + "/data/measured/nvidia-h200-2026-12-04c-suite.json.gz";
 
 // The suite's run file, parsed once.
 inline const nlohmann::json& committed_suite() {
