@@ -145,8 +145,10 @@ std::vector<CacheLevelFacts> hierarchy_facts(const RunDocument& doc) {
                  fact(doc, "ways", "extra.replacement_policy", cways, text),
                  fact(doc, "const_capacity", "latency/below_cycles", cl1, cycles), std::nullopt, std::nullopt});
   // Its capacity and line where several modules' banks were walked at once from one GPC
-  // (const_l15_capacity); else the lower bound one 64 KiB bank gives.
-  auto l15_size = fact(doc, "const_l15_capacity", "capacity/bytes", cl15, bytes_range);
+  // (const_l15_capacity); else the lower bound one 64 KiB bank gives. The last footprint at hit
+  // latency alone: at 64 B slots the rise past it is gradual (four slots share a 256 B fetch), so
+  // the step's upper end lies far past the next point, which is already slower.
+  auto l15_size = fact(doc, "const_l15_capacity", "capacity/bytes", cl15, bytes);
   if (!l15_size) l15_size = fact(doc, "const_capacity", "capacity/at_least_bytes", cl15, at_least_bytes);
   out.push_back({"constant_l15", "Constant L1.5", l15_size,
                  fact(doc, "const_l15_capacity", "extra.line_answer",
